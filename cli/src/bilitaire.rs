@@ -1,0 +1,235 @@
+//! `tabula bilitaire …`: show, list moves, play moves and run perft on Bi-litaire positions.
+
+use crate::error::{CliError, CliResult};
+use clap::{Args as ClapArgs, Subcommand, ValueEnum};
+use serde_json::json;
+use std::time::Instant;
+use tabula_engine::bilitaire::{Position, Rules, Side, Square, START};
+use tabula_engine::perft::{divide, perft};
+use tabula_engine::Game;
+
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the board with coordinates.
+    Show(Common),
+    /// List every legal move in the project's notation.
+    Moves(Common),
+    /// Apply moves and print the resulting position string.
+    Play {
+        #[command(flatten)]
+        common: Common,
+        /// Moves separated by spaces, e.g. "xd4 B1-A1 d6-d4".
+        #[arg(long, allow_hyphen_values = true)]
+        moves: String,
+    },
+    /// Count the move sequences of a given length.
+    Perft {
+        #[command(flatten)]
+        common: Common,
+        /// Number of plies.
+        #[arg(long, short)]
+        depth: u32,
+        /// Also give the count below each first move.
+        #[arg(long)]
+        divide: bool,
+    },
+}
+
+/// The rules variant (`shared/rules/bilitaire.md`).
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+enum Variant {
+    /// The rules as written: one simple jump unless the slider announces a chain.
+    #[default]
+    Standard,
+    /// Without an announcement the ball player may chain jumps with one ball as he likes.
+    FreeChains,
+}
+
+#[derive(ClapArgs, Debug)]
+struct Common {
+    /// Position string (default: the start position).
+    #[arg(long, short, default_value = START, allow_hyphen_values = true)]
+    position: String,
+    /// Rules variant.
+    #[arg(long, value_enum, default_value_t = Variant::Standard)]
+    rules: Variant,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+impl Common {
+    fn position(&self) -> Result<Position, CliError> {
+        let rules = Rules {
+            free_chains: matches!(self.rules, Variant::FreeChains),
+        };
+        Position::parse_with(&self.position, rules)
+            .map_err(|e| CliError::new(format!("invalid position: {e}")))
+    }
+}
+
+pub fn run(args: Args) -> CliResult {
+    match args.command {
+        Command::Show(common) => show(&common),
+        Command::Moves(common) => moves(&common),
+        Command::Play { common, moves } => play(&common, &moves),
+        Command::Perft {
+            common,
+            depth,
+            divide,
+        } => run_perft(&common, depth, divide),
+    }
+}
+
+fn side_description(pos: &Position) -> String {
+    match pos.side() {
+        Side::OpeningRemoval => "ball player to remove one ball (opening)".into(),
+        Side::Slider => "slider to move".into(),
+        Side::Ball(0) => "ball player to make one jump".into(),
+        Side::Ball(n) => format!("ball player to make a chain of exactly {n} jumps"),
+    }
+}
+
+/// The board as text: holes by file and rank, tiles set apart by spaces.
+pub fn board_diagram(pos: &Position) -> String {
+    let mut out = String::from("     a b   c d   e f   g h\n");
+    for rank in (0..8).rev() {
+        if rank % 2 == 1 && rank != 7 {
+            out.push('\n');
+        }
+        out.push_str(&format!("  {}  ", rank + 1));
+        for file in 0..8 {
+            let sq = Square::new(file, rank);
+            out.push(if pos.has_ball(sq) {
+                'o'
+            } else if pos.has_hole(sq) {
+                '.'
+            } else {
+                '-'
+            });
+            out.push_str(if file == 7 {
+                ""
+            } else if file % 2 == 1 {
+                "   "
+            } else {
+                " "
+            });
+        }
+        out.push_str(&format!("  {}\n", rank + 1));
+    }
+    out.push_str("     a b   c d   e f   g h\n");
+    out
+}
+
+fn show(common: &Common) -> CliResult {
+    let pos = common.position()?;
+    let over = pos.is_over();
+    if common.json {
+        let rows: Vec<String> = pos
+            .to_string()
+            .split(' ')
+            .next()
+            .unwrap_or_default()
+            .split('/')
+            .map(str::to_string)
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "position": pos.to_string(),
+                "side": pos.side().to_string(),
+                "balls": pos.ball_count(),
+                "tiles": pos.tiles().count_ones(),
+                "longest_chain": pos.longest_chain(),
+                "over": over,
+                "rows": rows,
+            })
+        );
+    } else {
+        print!("{}", board_diagram(&pos));
+        println!(
+            "{}; {} balls, {} tiles, longest chain {}{}",
+            side_description(&pos),
+            pos.ball_count(),
+            pos.tiles().count_ones(),
+            pos.longest_chain(),
+            if over { "; the round is over" } else { "" }
+        );
+        println!("{pos}");
+    }
+    Ok(())
+}
+
+fn moves(common: &Common) -> CliResult {
+    let pos = common.position()?;
+    let mut list = Vec::new();
+    pos.legal_moves(&mut list);
+    let names: Vec<String> = list.iter().map(ToString::to_string).collect();
+    if common.json {
+        println!("{}", json!(names));
+    } else {
+        for name in &names {
+            println!("{name}");
+        }
+    }
+    Ok(())
+}
+
+fn play(common: &Common, moves: &str) -> CliResult {
+    let mut pos = common.position()?;
+    for (i, text) in moves.split_whitespace().enumerate() {
+        let mv = pos
+            .parse_move(text)
+            .map_err(|e| CliError::new(format!("illegal move #{}: {e}", i + 1)))?;
+        pos = pos.play(mv);
+    }
+    if common.json {
+        println!(
+            "{}",
+            json!({ "position": pos.to_string(), "over": pos.is_over() })
+        );
+    } else {
+        println!("{pos}");
+    }
+    Ok(())
+}
+
+fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {
+    let pos = common.position()?;
+    let started = Instant::now();
+    let (nodes, parts) = if split && depth > 0 {
+        let parts = divide(&pos, depth);
+        (parts.iter().map(|(_, n)| n).sum(), Some(parts))
+    } else {
+        (perft(&pos, depth), None)
+    };
+    let elapsed = started.elapsed();
+    if common.json {
+        let mut out = json!({ "depth": depth, "nodes": nodes });
+        if let Some(parts) = &parts {
+            out["divide"] = parts
+                .iter()
+                .map(|(mv, n)| (mv.to_string(), json!(n)))
+                .collect::<serde_json::Map<_, _>>()
+                .into();
+        }
+        println!("{out}");
+    } else {
+        for (mv, n) in parts.iter().flatten() {
+            println!("{mv}: {n}");
+        }
+        println!("perft {depth}: {nodes}");
+        eprintln!(
+            "{:.3} s, {:.1} M nodes/s",
+            elapsed.as_secs_f64(),
+            nodes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6
+        );
+    }
+    Ok(())
+}

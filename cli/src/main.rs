@@ -1,0 +1,72 @@
+//! `tabula`: the command-line front end. Each game has its own module of subcommands; all share
+//! the error convention of [`error`]: one line on stderr, exit code 2.
+
+mod bilitaire;
+mod error;
+
+use clap::{Parser, Subcommand};
+use error::{CliError, EXIT_BAD_INPUT};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "tabula",
+    version,
+    about = "Analyse, solve and play Bi-litaire, Pylos and Backgammon"
+)]
+struct Cli {
+    #[command(subcommand)]
+    game: GameCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum GameCommand {
+    /// Bi-litaire (Kris Burm): the ball player against the slider.
+    Bilitaire(bilitaire::Args),
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) || matches!(
+                err.kind(),
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = err.print();
+                std::process::exit(
+                    if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                        EXIT_BAD_INPUT
+                    } else {
+                        0
+                    },
+                );
+            }
+            // clap prints the problem, then usage; keep the problem, on one line.
+            let text = err.to_string();
+            let problem: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more"))
+                .filter(|line| !line.is_empty() && !line.starts_with("tip:"))
+                .collect();
+            let problem = problem.join(" ");
+            let problem = problem.strip_prefix("error: ").unwrap_or(&problem);
+            fail(CliError::new(format!("{problem} (see --help)")));
+        }
+    };
+    let result = match cli.game {
+        GameCommand::Bilitaire(args) => bilitaire::run(args),
+    };
+    if let Err(err) = result {
+        fail(err);
+    }
+}
+
+fn fail(err: CliError) -> ! {
+    eprintln!("error: {err}");
+    std::process::exit(EXIT_BAD_INPUT);
+}

@@ -1,0 +1,100 @@
+//! The `tabula bilitaire` commands as a user meets them: outputs, and exit code 2 with a single
+//! line on stderr for every kind of bad input.
+
+use std::process::{Command, Output};
+
+fn tabula(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .output()
+        .expect("run tabula")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Asserts a clean failure: exit code 2, one line on stderr containing `needle`, no panic.
+fn assert_bad_input(args: &[&str], needle: &str) {
+    let out = tabula(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+const START: &str = "--oooo--/--oooo--/oooooooo/oooooooo/oooooooo/oooooooo/--oooo--/--oooo-- r";
+
+#[test]
+fn perft_json_reports_depth_and_nodes() {
+    let out = tabula(&["bilitaire", "perft", "--depth", "3", "--json"]);
+    assert!(out.status.success());
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(value, serde_json::json!({"depth": 3, "nodes": 1984}));
+}
+
+#[test]
+fn moves_json_lists_every_move() {
+    let out = tabula(&["bilitaire", "moves", "--position", START, "--json"]);
+    let moves: Vec<String> = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(moves.len(), 48);
+    assert!(moves.contains(&"xd4".to_string()));
+}
+
+#[test]
+fn play_applies_moves_in_order() {
+    let out = tabula(&["bilitaire", "play", "--moves", "xd4 B1-A1 d6-d4"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout(&out).trim(), expected_after_play());
+}
+
+/// Computed independently of the CLI: the same moves through the engine.
+fn expected_after_play() -> String {
+    use tabula_engine::bilitaire::Position;
+    let mut pos = Position::start();
+    for m in ["xd4", "B1-A1", "d6-d4"] {
+        pos = pos.play(pos.parse_move(m).unwrap());
+    }
+    pos.to_string()
+}
+
+#[test]
+fn show_prints_coordinates() {
+    let out = tabula(&["bilitaire", "show"]);
+    let text = stdout(&out);
+    assert!(text.contains("a b   c d   e f   g h"));
+    assert!(text.contains("48 balls, 12 tiles"));
+}
+
+#[test]
+fn bad_input_exits_with_code_2_and_one_line() {
+    assert_bad_input(
+        &["bilitaire", "show", "--position", "oooo r"],
+        "invalid position",
+    );
+    assert_bad_input(
+        &[
+            "bilitaire",
+            "perft",
+            "--position",
+            &START.replace(" r", " b7"),
+            "--depth",
+            "1",
+        ],
+        "announcement b7 is impossible",
+    );
+    assert_bad_input(
+        &["bilitaire", "play", "--moves", "xd4 d6-d4"],
+        "illegal move #2",
+    );
+    assert_bad_input(&["bilitaire", "play", "--moves", "xz9"], "illegal move #1");
+    assert_bad_input(&["bilitaire", "perft", "--depth", "many"], "invalid value");
+    assert_bad_input(&["bilitaire", "perft"], "--depth");
+    assert_bad_input(&["bilitaire", "frobnicate"], "unrecognized subcommand");
+    assert_bad_input(&["bilitaire", "show", "--rules", "chaos"], "invalid value");
+}

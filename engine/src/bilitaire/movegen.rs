@@ -1,0 +1,503 @@
+//! Move generation: jumps and chains by shifts and masks, slides from a `const` table per line.
+
+use super::chain::Chain;
+use super::geometry::{Direction, Slot, Square, FILES_A_TO_F, FILES_C_TO_H, JUMP_STEPS};
+use super::mv::Move;
+use super::position::{Position, Side};
+
+// ---------------------------------------------------------------------------------------------
+// Jumps
+
+/// The balls that can make a simple jump in `dir`: a ball next to them, an empty hole behind.
+#[inline]
+pub fn jump_sources(balls: u64, empty: u64, dir: Direction) -> u64 {
+    match dir {
+        Direction::East => balls & (balls >> 1) & (empty >> 2) & FILES_A_TO_F,
+        Direction::West => balls & (balls << 1) & (empty << 2) & FILES_C_TO_H,
+        Direction::North => balls & (balls >> 8) & (empty >> 16),
+        Direction::South => balls & (balls << 8) & (empty << 16),
+    }
+}
+
+/// The holes from which a ball would jump in `dir`: a ball next to them, an empty hole behind.
+#[inline]
+fn jump_launch_holes(balls: u64, empty: u64, dir: Direction) -> u64 {
+    match dir {
+        Direction::East => (balls >> 1) & (empty >> 2) & FILES_A_TO_F,
+        Direction::West => (balls << 1) & (empty << 2) & FILES_C_TO_H,
+        Direction::North => (balls >> 8) & (empty >> 16),
+        Direction::South => (balls << 8) & (empty << 16),
+    }
+}
+
+/// Moves every bit two holes in `dir` (sources of jumps onto their landing holes).
+#[inline]
+fn two_steps(bits: u64, dir: Direction) -> u64 {
+    match dir {
+        Direction::East => bits << 2,
+        Direction::West => bits >> 2,
+        Direction::North => bits << 16,
+        Direction::South => bits >> 16,
+    }
+}
+
+/// True if some ball can make a chain of two jumps, decided by masks alone.
+///
+/// After a jump f→t in direction d, only f and the jumped hole become empty and only t fills.
+/// A second jump from t in any direction but back (which would cross the now-empty jumped
+/// hole) goes over and onto holes that none of these changes touch, so it can be tested on the
+/// original board with t treated as the jumping ball.
+#[inline]
+pub fn has_double_jump(balls: u64, holes: u64) -> bool {
+    let empty = holes & !balls;
+    let launch = Direction::ALL.map(|d| jump_launch_holes(balls, empty, d));
+    Direction::ALL.iter().enumerate().any(|(i, &d)| {
+        let landings = two_steps(jump_sources(balls, empty, d), d);
+        // Directions are ordered East, West, North, South: the reverse of i is i ^ 1.
+        landings != 0 && (0..4).any(|j| j != i ^ 1 && landings & launch[j] != 0)
+    })
+}
+
+/// The number of simple jumps available.
+#[inline]
+pub fn simple_jump_count(balls: u64, holes: u64) -> u64 {
+    let empty = holes & !balls;
+    Direction::ALL
+        .iter()
+        .map(|&d| u64::from(jump_sources(balls, empty, d).count_ones()))
+        .sum()
+}
+
+/// True if any simple jump exists.
+#[inline]
+pub fn has_jump(balls: u64, holes: u64) -> bool {
+    let empty = holes & !balls;
+    Direction::ALL
+        .iter()
+        .any(|&d| jump_sources(balls, empty, d) != 0)
+}
+
+/// The balls after the ball on `at` jumps in direction number `d`, if that jump is legal.
+#[inline]
+fn jump_from(balls: u64, holes: u64, at: u32, d: usize) -> Option<(u64, u32)> {
+    let (over, land) = JUMP_STEPS[at as usize][d];
+    if balls & over != 0 && holes & !balls & land != 0 {
+        Some((balls ^ (1 << at) ^ over ^ land, land.trailing_zeros()))
+    } else {
+        None
+    }
+}
+
+/// Calls `visit(first jump, balls after it, landing hole)` for every simple jump.
+#[inline]
+fn for_each_jump(balls: u64, holes: u64, mut visit: impl FnMut(Chain, u64, u32)) {
+    let empty = holes & !balls;
+    for (d, &dir) in Direction::ALL.iter().enumerate() {
+        for from in Square::iter(jump_sources(balls, empty, dir)) {
+            let (over, land) = JUMP_STEPS[from.index() as usize][d];
+            visit(
+                Chain::single(from, dir),
+                balls ^ from.bit() ^ over ^ land,
+                land.trailing_zeros(),
+            );
+        }
+    }
+}
+
+/// Calls `visit` for every chain of exactly `len` jumps, or with `len == 0` for every chain of
+/// any length (the `free-chains` rule).
+pub fn for_each_chain(balls: u64, holes: u64, len: usize, visit: &mut impl FnMut(Chain, u64)) {
+    fn extend(
+        chain: Chain,
+        balls: u64,
+        holes: u64,
+        at: u32,
+        len: usize,
+        visit: &mut impl FnMut(Chain, u64),
+    ) {
+        if len == 0 || chain.len() == len {
+            visit(chain, balls);
+            if len != 0 {
+                return;
+            }
+        }
+        for (d, &dir) in Direction::ALL.iter().enumerate() {
+            if let Some((next, land)) = jump_from(balls, holes, at, d) {
+                extend(chain.push(dir), next, holes, land, len, visit);
+            }
+        }
+    }
+    for_each_jump(balls, holes, |chain, after, land| {
+        extend(chain, after, holes, land, len, visit)
+    });
+}
+
+/// The number of chains of exactly `len` jumps (any length ≥ 1 when `len == 0`).
+pub fn count_chains(balls: u64, holes: u64, len: usize) -> u64 {
+    if len == 1 {
+        return simple_jump_count(balls, holes);
+    }
+    fn count_from(balls: u64, holes: u64, at: u32, remaining: usize, any_length: bool) -> u64 {
+        if remaining == 0 && !any_length {
+            return 1;
+        }
+        let mut total = u64::from(any_length);
+        for d in 0..4 {
+            if let Some((next, land)) = jump_from(balls, holes, at, d) {
+                total += count_from(next, holes, land, remaining.saturating_sub(1), any_length);
+            }
+        }
+        total
+    }
+    let mut total = 0;
+    for_each_jump(balls, holes, |_, after, land| {
+        total += count_from(after, holes, land, len.saturating_sub(1), len == 0);
+    });
+    total
+}
+
+/// The length of the longest chain (0 when no jump exists). Every shorter length is achievable
+/// too (a chain's prefixes are chains), so the legal announcements are exactly `2..=longest`.
+pub fn longest_chain(balls: u64, holes: u64) -> u32 {
+    // Most boards have no chain at all: settle those by masks before searching paths.
+    if !has_double_jump(balls, holes) {
+        return u32::from(has_jump(balls, holes));
+    }
+    // Each jump removes a ball and one ball always remains.
+    let cap = balls.count_ones().saturating_sub(1);
+    fn longest_from(balls: u64, holes: u64, at: u32, cap: u32) -> u32 {
+        let mut best = 0;
+        for d in 0..4 {
+            if let Some((next, land)) = jump_from(balls, holes, at, d) {
+                best = best.max(1 + longest_from(next, holes, land, cap - 1));
+                if best >= cap {
+                    break;
+                }
+            }
+        }
+        best
+    }
+    let mut best = 0;
+    for_each_jump(balls, holes, |_, after, land| {
+        if best < cap {
+            best = best.max(1 + longest_from(after, holes, land, cap - 1));
+        }
+    });
+    best
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slides
+
+/// A row (lines 0–3, by rank) or a column (lines 4–7, by file) of four slots.
+const fn line_slot(line: usize, pos: usize) -> usize {
+    if line < 4 {
+        line * 4 + pos
+    } else {
+        pos * 4 + (line - 4)
+    }
+}
+
+/// Slot mask and hole mask of each subset (4-bit pattern along the line) of each line.
+const LINE_MASKS: [[(u16, u64); 16]; 8] = {
+    let mut table = [[(0u16, 0u64); 16]; 8];
+    let mut line = 0;
+    while line < 8 {
+        let mut pattern = 0;
+        while pattern < 16 {
+            let mut pos = 0;
+            while pos < 4 {
+                if pattern & (1 << pos) != 0 {
+                    let slot = line_slot(line, pos);
+                    table[line][pattern].0 |= 1 << slot;
+                    table[line][pattern].1 |= super::geometry::SLOT_HOLES[slot];
+                }
+                pos += 1;
+            }
+            pattern += 1;
+        }
+        line += 1;
+    }
+    table
+};
+
+/// The 4-bit occupancy pattern of a line.
+#[inline]
+fn line_pattern(tiles: u16, line: usize) -> usize {
+    let t = tiles as usize;
+    if line < 4 {
+        (t >> (4 * line)) & 0xf
+    } else {
+        let c = line - 4;
+        ((t >> c) & 1) | ((t >> (c + 3)) & 2) | ((t >> (c + 6)) & 4) | ((t >> (c + 9)) & 8)
+    }
+}
+
+/// One slide within a line: the rearmost tile's position, the group (as a pattern), the
+/// direction (towards higher positions or not) and the distance in slots.
+#[derive(Clone, Copy, Debug)]
+struct LineSlide {
+    rear: u8,
+    group: u8,
+    forward: bool,
+    distance: u8,
+}
+
+/// The run of tiles from `rear` onwards in a direction: the group a slide of `rear` carries.
+const fn group_from(pattern: usize, rear: usize, forward: bool) -> (u8, usize) {
+    let mut group = 0u8;
+    let mut pos = rear as i32;
+    while pos >= 0 && pos < 4 && pattern & (1 << pos) != 0 {
+        group |= 1 << pos;
+        pos += if forward { 1 } else { -1 };
+    }
+    // `pos` is now the first slot past the group (maybe off the line).
+    let mut room = 0;
+    while pos >= 0 && pos < 4 && pattern & (1 << pos) == 0 {
+        room += 1;
+        pos += if forward { 1 } else { -1 };
+    }
+    (group, room)
+}
+
+/// Every slide of every line pattern: at most 8 per pattern.
+const LINE_SLIDES: [([LineSlide; 8], usize); 16] = {
+    let empty = LineSlide {
+        rear: 0,
+        group: 0,
+        forward: false,
+        distance: 0,
+    };
+    let mut table = [([empty; 8], 0usize); 16];
+    let mut pattern = 0;
+    while pattern < 16 {
+        let mut n = 0;
+        let mut rear = 0;
+        while rear < 4 {
+            if pattern & (1 << rear) != 0 {
+                let mut f = 0;
+                while f < 2 {
+                    let forward = f == 0;
+                    let (group, room) = group_from(pattern, rear, forward);
+                    let mut distance = 1;
+                    while distance <= room {
+                        table[pattern].0[n] = LineSlide {
+                            rear: rear as u8,
+                            group,
+                            forward,
+                            distance: distance as u8,
+                        };
+                        n += 1;
+                        distance += 1;
+                    }
+                    f += 1;
+                }
+            }
+            rear += 1;
+        }
+        table[pattern].1 = n;
+        pattern += 1;
+    }
+    table
+};
+
+/// The position after sliding `group` of `line` by `distance` slots; the side is unchanged.
+#[inline]
+fn apply_slide(pos: &Position, line: usize, group: u8, forward: bool, distance: u32) -> Position {
+    let (slots, holes) = LINE_MASKS[line][group as usize];
+    let (tile_shift, hole_shift) = if line < 4 {
+        (distance, 2 * distance)
+    } else {
+        (4 * distance, 16 * distance)
+    };
+    let moved_balls = pos.balls & holes;
+    let (new_slots, new_holes, new_balls) = if forward {
+        (
+            slots << tile_shift,
+            holes << hole_shift,
+            moved_balls << hole_shift,
+        )
+    } else {
+        (
+            slots >> tile_shift,
+            holes >> hole_shift,
+            moved_balls >> hole_shift,
+        )
+    };
+    Position {
+        balls: (pos.balls & !holes) | new_balls,
+        holes: (pos.holes & !holes) | new_holes,
+        tiles: (pos.tiles & !slots) | new_slots,
+        ..*pos
+    }
+}
+
+fn slide_move(line: usize, slide: LineSlide) -> Move {
+    let rear = slide.rear as usize;
+    let to = if slide.forward {
+        rear + slide.distance as usize
+    } else {
+        rear - slide.distance as usize
+    };
+    Move::Slide {
+        from: Slot::from_index(line_slot(line, rear) as u32),
+        to: Slot::from_index(line_slot(line, to) as u32),
+        announce: 0,
+    }
+}
+
+/// Calls `visit(action, position after it)` for every slider action (without announcement):
+/// removals of empty tiles first, then slides row by row and column by column. The position
+/// passed still has the slider to move.
+pub fn for_each_slider_action(pos: &Position, mut visit: impl FnMut(Move, Position)) {
+    for slot in Slot::iter(pos.tiles) {
+        if pos.balls & slot.holes() == 0 {
+            let after = Position {
+                tiles: pos.tiles & !slot.bit(),
+                holes: pos.holes & !slot.holes(),
+                ..*pos
+            };
+            visit(Move::RemoveTile { slot, announce: 0 }, after);
+        }
+    }
+    for line in 0..8 {
+        let (slides, n) = &LINE_SLIDES[line_pattern(pos.tiles, line)];
+        for &slide in &slides[..*n] {
+            let after = apply_slide(pos, line, slide.group, slide.forward, slide.distance.into());
+            visit(slide_move(line, slide), after);
+        }
+    }
+}
+
+/// The position after the slide `from`-`to` (side unchanged), or `None` if it is not a
+/// legal slide: no tile on `from`, not in one line, blocked, or off the tray.
+pub fn slide_result(pos: &Position, from: Slot, to: Slot) -> Option<Position> {
+    let (line, a, b) = if from.rank() == to.rank() {
+        (
+            from.rank() as usize,
+            from.file() as usize,
+            to.file() as usize,
+        )
+    } else if from.file() == to.file() {
+        (
+            4 + from.file() as usize,
+            from.rank() as usize,
+            to.rank() as usize,
+        )
+    } else {
+        return None;
+    };
+    if a == b {
+        return None;
+    }
+    let (group, room) = group_from(line_pattern(pos.tiles, line), a, b > a);
+    let distance = a.abs_diff(b);
+    (group != 0 && distance <= room).then(|| apply_slide(pos, line, group, b > a, distance as u32))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole-position generation
+
+impl Position {
+    /// The legal announcements after a slider action that led to `after`: none, then `2..=longest`.
+    fn announcements(after: &Position) -> std::ops::RangeInclusive<u8> {
+        2..=longest_chain(after.balls, after.holes) as u8
+    }
+
+    /// Appends every legal move.
+    pub fn generate_moves(&self, moves: &mut Vec<Move>) {
+        match self.side {
+            Side::OpeningRemoval => moves.extend(Square::iter(self.balls).map(Move::RemoveBall)),
+            Side::Ball(n) => {
+                let len = match n {
+                    0 if self.rules.free_chains => 0,
+                    0 => 1,
+                    n => n as usize,
+                };
+                for_each_chain(self.balls, self.holes, len, &mut |chain, _| {
+                    moves.push(Move::Jump(chain))
+                });
+            }
+            Side::Slider => for_each_slider_action(self, |action, after| {
+                moves.push(action);
+                for n in Position::announcements(&after) {
+                    moves.push(action.with_announcement(n));
+                }
+            }),
+        }
+    }
+
+    /// The number of legal moves, without building them.
+    pub fn move_count(&self) -> u64 {
+        match self.side {
+            Side::OpeningRemoval => u64::from(self.balls.count_ones()),
+            Side::Ball(0) if self.rules.free_chains => count_chains(self.balls, self.holes, 0),
+            Side::Ball(0) => simple_jump_count(self.balls, self.holes),
+            Side::Ball(n) => count_chains(self.balls, self.holes, n as usize),
+            Side::Slider => {
+                let mut total = 0;
+                for_each_slider_action(self, |_, after| {
+                    // The action alone, plus one move per announcement 2..=longest.
+                    total += u64::from(longest_chain(after.balls, after.holes).max(1));
+                });
+                total
+            }
+        }
+    }
+
+    /// The position after `mv`, which must be legal here.
+    pub fn play(&self, mv: Move) -> Position {
+        match mv {
+            Move::RemoveBall(sq) => Position {
+                balls: self.balls & !sq.bit(),
+                side: Side::Slider,
+                ..*self
+            },
+            Move::Jump(chain) => {
+                let mut balls = self.balls;
+                let mut at = chain.from().index();
+                for dir in chain.directions() {
+                    let (next, land) = jump_from(balls, self.holes, at, dir as usize)
+                        .expect("play: chain must be legal");
+                    balls = next;
+                    at = land;
+                }
+                Position {
+                    balls,
+                    side: Side::Slider,
+                    ..*self
+                }
+            }
+            Move::Slide { from, to, announce } => Position {
+                side: Side::Ball(announce),
+                ..slide_result(self, from, to).expect("play: slide must be legal")
+            },
+            Move::RemoveTile { slot, announce } => Position {
+                tiles: self.tiles & !slot.bit(),
+                holes: self.holes & !slot.holes(),
+                side: Side::Ball(announce),
+                ..*self
+            },
+        }
+    }
+
+    /// True when the round is over: the ball player has no jump (or, defensively, nobody can
+    /// move at all).
+    pub fn is_over(&self) -> bool {
+        match self.side {
+            Side::OpeningRemoval => self.balls == 0,
+            Side::Ball(0) | Side::Ball(1) => !has_jump(self.balls, self.holes),
+            Side::Ball(n) => longest_chain(self.balls, self.holes) < u32::from(n),
+            Side::Slider => {
+                let mut any = false;
+                for_each_slider_action(self, |_, _| any = true);
+                !any
+            }
+        }
+    }
+
+    /// The longest chain available to the ball player on this board.
+    pub fn longest_chain(&self) -> u32 {
+        longest_chain(self.balls, self.holes)
+    }
+}

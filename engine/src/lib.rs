@@ -1,0 +1,13 @@
+//! Tabula's rules engines: one module per game behind the shared traits of [`game`].
+//!
+//! This crate holds rules only: no search, no threads, no I/O. The search lives in
+//! `tabula-solver`, databases in `tabula-tablebase`, the command line in `tabula`.
+
+pub mod backgammon;
+pub mod bilitaire;
+pub mod game;
+pub mod perft;
+pub mod symmetry;
+
+pub use game::{Game, Keyed, Role, Scored, Symmetric};
+pub use symmetry::D4;

@@ -1,0 +1,217 @@
+//! Property tests of the Bi-litaire engine on positions reached by random play and on random
+//! boards: move lists agree with move counts, notation round-trips, symmetric positions have equal
+//! perft, the mask shortcuts agree with path enumeration, and the parsers never panic.
+
+use proptest::prelude::*;
+use tabula_engine::bilitaire::movegen::{count_chains, for_each_chain, longest_chain};
+use tabula_engine::bilitaire::{Move, Position, Rules, Side};
+use tabula_engine::perft::perft;
+use tabula_engine::{Game, Symmetric, D4};
+
+/// A small deterministic generator (xorshift64*), so failures reproduce from the seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The position after up to `plies` random moves from the start (stopping at the end).
+fn random_playout(seed: u64, plies: usize, rules: Rules) -> Position {
+    let mut rng = Rng(seed | 1);
+    let mut pos = Position::start_with(rules);
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        moves.clear();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            break;
+        }
+        pos = pos.play(moves[rng.below(moves.len())]);
+    }
+    pos
+}
+
+/// A random board (not necessarily reachable): random tiles, random balls, the slider to move.
+fn random_board(seed: u64) -> Position {
+    let mut rng = Rng(seed | 1);
+    let mut tiles = 0u16;
+    let count = 1 + rng.below(12);
+    while tiles.count_ones() < count as u32 {
+        tiles |= 1 << rng.below(16);
+    }
+    let holes = tabula_engine::bilitaire::geometry::holes_of(tiles);
+    let density = rng.next();
+    let balls = holes & (rng.next() | density) & (rng.next() | rng.next());
+    Position::from_parts(balls, tiles, Side::Slider, Rules::default()).expect("valid parts")
+}
+
+/// The longest chain by enumerating every path.
+fn longest_by_enumeration(pos: &Position) -> u32 {
+    let mut longest = 0;
+    for_each_chain(pos.balls(), pos.holes(), 0, &mut |chain, _| {
+        longest = longest.max(chain.len() as u32)
+    });
+    longest
+}
+
+fn check_position(pos: &Position) {
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    assert_eq!(moves.len() as u64, pos.count_moves(), "{pos}");
+    assert_eq!(moves.is_empty(), pos.is_terminal(), "{pos}");
+    let mut sorted = moves.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), moves.len(), "duplicate moves in {pos}");
+
+    // The string form round-trips.
+    let reparsed = Position::parse_with(&pos.to_string(), pos.rules()).expect("own output parses");
+    assert_eq!(&reparsed, pos);
+
+    for &mv in &moves {
+        // Notation round-trips through the legality check.
+        let text = mv.to_string();
+        assert_eq!(pos.parse_move(&text), Ok(mv), "{pos} {text}");
+        let after = pos.play(mv);
+        assert!(after.balls() & !after.holes() == 0);
+        assert_eq!(after.tiles().count_ones() <= pos.tiles().count_ones(), true);
+        match mv {
+            Move::Slide { announce, .. } | Move::RemoveTile { announce, .. } => {
+                assert_eq!(
+                    after.ball_count(),
+                    pos.ball_count(),
+                    "slider moves keep balls"
+                );
+                if announce >= 2 {
+                    assert!(count_chains(after.balls(), after.holes(), announce.into()) > 0);
+                }
+            }
+            Move::Jump(chain) => {
+                assert_eq!(after.ball_count() + chain.len() as u32, pos.ball_count());
+            }
+            Move::RemoveBall(_) => assert_eq!(after.ball_count() + 1, pos.ball_count()),
+        }
+    }
+
+    // Announcements offered are exactly the lengths some chain has (checked by path counting).
+    if pos.side() == Side::Slider {
+        let actions: Vec<Move> = moves
+            .iter()
+            .filter(|m| m.announcement() == 0)
+            .copied()
+            .collect();
+        for action in actions {
+            let after = pos.play(action);
+            let offered: Vec<u8> = moves
+                .iter()
+                .filter(|m| m.with_announcement(0) == action && m.announcement() != 0)
+                .map(|m| m.announcement())
+                .collect();
+            let possible: Vec<u8> = (2..=47u8)
+                .filter(|&n| count_chains(after.balls(), after.holes(), n.into()) > 0)
+                .collect();
+            assert_eq!(offered, possible, "{pos} {action}");
+        }
+    }
+
+    // Symmetric images have the same canonical key and the same perft.
+    let depth = if pos.side() == Side::Slider { 1 } else { 2 };
+    let expected = perft(pos, depth);
+    for sym in D4::ALL {
+        let image = pos.transformed(sym);
+        assert_eq!(image.canonical_key(), pos.canonical_key());
+        assert_eq!(perft(&image, depth), expected, "{pos} under {sym:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn positions_from_random_play_are_consistent(seed in any::<u64>(), plies in 0usize..40) {
+        check_position(&random_playout(seed, plies, Rules::default()));
+    }
+
+    #[test]
+    fn free_chain_positions_are_consistent(seed in any::<u64>(), plies in 0usize..30) {
+        check_position(&random_playout(seed, plies, Rules { free_chains: true }));
+    }
+
+    #[test]
+    fn longest_chain_matches_path_enumeration(seed in any::<u64>()) {
+        let pos = random_board(seed);
+        prop_assert_eq!(longest_chain(pos.balls(), pos.holes()), longest_by_enumeration(&pos));
+        check_position(&pos);
+    }
+
+    #[test]
+    fn position_parser_never_panics(text in "[-o./ rsb0-9x]{0,80}") {
+        let _ = Position::parse(&text);
+    }
+
+    #[test]
+    fn mutated_positions_parse_or_fail_cleanly(seed in any::<u64>(), at in 0usize..80, c in "[-o./ rsbq0-9]") {
+        let mut text = random_playout(seed, 12, Rules::default()).to_string();
+        if at < text.len() {
+            text.replace_range(at..=at, &c);
+        }
+        if let Ok(pos) = Position::parse(&text) {
+            prop_assert_eq!(pos.to_string(), text.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    }
+
+    #[test]
+    fn move_parser_never_panics(seed in any::<u64>(), text in "[a-hA-Dx1-9!\\-]{0,20}") {
+        let pos = random_playout(seed, 9, Rules::default());
+        if let Ok(mv) = pos.parse_move(&text) {
+            let mut moves = Vec::new();
+            pos.legal_moves(&mut moves);
+            prop_assert!(moves.contains(&mv));
+        }
+    }
+}
+
+#[test]
+fn every_opening_removal_falls_in_seven_classes() {
+    let start = Position::start();
+    let mut moves = Vec::new();
+    start.legal_moves(&mut moves);
+    let mut keys: Vec<u128> = moves
+        .iter()
+        .map(|&m| start.play(m).canonical_key())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 7);
+}
+
+#[test]
+fn illegal_moves_name_the_reason() {
+    let pos = Position::parse(
+        "--oooo--/--oooo--/oooooooo/oooooooo/oooo.ooo/oooooooo/--oooo--/--oooo-- b",
+    )
+    .unwrap();
+    let reason = |m: &str| pos.parse_move(m).unwrap_err().reason;
+    assert!(reason("d4-f4").contains("over e4"), "{}", reason("d4-f4"));
+    assert!(reason("e1-e3").contains("not empty"), "{}", reason("e1-e3"));
+    assert!(
+        reason("a1-a3").contains("no ball on a1"),
+        "{}",
+        reason("a1-a3")
+    );
+    assert!(reason("B1-A1").contains("ball player's turn"));
+    assert!(reason("e6-e4!2").contains("only the slider"));
+    assert!(reason("e6-e4-e2").contains("only one simple jump"));
+    assert!(reason("q9").contains("expected") || reason("q9").contains("not a hole"));
+    assert!(pos.parse_move("e6-e4").is_ok());
+    assert!(pos.parse_move("c4-e4").is_ok());
+    assert!(pos.parse_move("e2-e4").is_ok());
+}
