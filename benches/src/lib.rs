@@ -1,5 +1,25 @@
 //! Benchmarks live in `benches/`; this library holds the fixed position suites they share.
 
+use tabula_engine::bilitaire::{Position, Side};
+use tabula_engine::playout::random_playout;
+
 /// Mid-game Bi-litaire positions with perft counts confirmed by the independent Python model
-/// (`scripts/bilitaire_perft.py`): (name, position, depth, nodes).
+/// (`scripts/bilitaire_perft.py`, copied from `engine/tests/data/bilitaire.perft`):
+/// (name, position, depth, nodes).
 pub const BILITAIRE_MIDGAME: &[(&str, &str, u32, u64)] = &[];
+
+/// The slider-to-move position with exactly `balls` balls in the random game of `seed`, if
+/// that game has one.
+pub fn bilitaire_random_position(seed: u64, balls: u32) -> Option<Position> {
+    random_playout(&Position::start(), seed, |p| p.ball_count() <= balls)
+        .filter(|p| p.ball_count() == balls && p.side() == Side::Slider)
+}
+
+/// The fixed suite: the first `count` random games (seeds from `1000 * balls`) that pass
+/// through a slider-to-move position with `balls` balls.
+pub fn bilitaire_suite(balls: u32, count: usize) -> Vec<Position> {
+    (0..)
+        .filter_map(|i| bilitaire_random_position(1000 * u64::from(balls) + i, balls))
+        .take(count)
+        .collect()
+}

@@ -3,10 +3,11 @@
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tabula_engine::bilitaire::{Position, Rules, Side, Square, START};
 use tabula_engine::perft::{divide, perft};
 use tabula_engine::Game;
+use tabula_solver::{AtomicTable, SearchOptions, SearchReport, Searcher};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -27,6 +28,26 @@ enum Command {
         /// Moves separated by spaces, e.g. "xd4 B1-A1 d6-d4".
         #[arg(long, allow_hyphen_values = true)]
         moves: String,
+    },
+    /// Solve exactly: balls left under best play, best move, principal variation.
+    Solve {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Anytime analysis by iterative deepening, with progress lines, under time/node limits.
+    Analyze {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        search: SearchArgs,
+        /// Stop after this many seconds.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Stop after this many nodes.
+        #[arg(long)]
+        nodes: Option<u64>,
     },
     /// Count the move sequences of a given length.
     Perft {
@@ -49,6 +70,19 @@ enum Variant {
     Standard,
     /// Without an announcement the ball player may chain jumps with one ball as he likes.
     FreeChains,
+}
+
+#[derive(ClapArgs, Debug)]
+struct SearchArgs {
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    hash: u64,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    /// Key the table without the symmetry reduction.
+    #[arg(long)]
+    no_symmetry: bool,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -84,6 +118,23 @@ pub fn run(args: Args) -> CliResult {
             depth,
             divide,
         } => run_perft(&common, depth, divide),
+        Command::Solve { common, search } => solve(&common, &search, None, None),
+        Command::Analyze {
+            common,
+            search,
+            time,
+            nodes,
+        } => {
+            let time = match time {
+                Some(t) if !(t.is_finite() && t > 0.0) => {
+                    return Err(CliError::new(format!(
+                        "invalid value '{t}' for '--time': expected a positive number of seconds"
+                    )))
+                }
+                t => t.map(Duration::from_secs_f64),
+            };
+            solve(&common, &search, Some(time), nodes)
+        }
     }
 }
 
@@ -229,6 +280,117 @@ fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {
             "{:.3} s, {:.1} M nodes/s",
             elapsed.as_secs_f64(),
             nodes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// `solve` (exact, `limits` = None) and `analyze` (anytime, `limits` = Some(time)).
+fn solve(
+    common: &Common,
+    search: &SearchArgs,
+    limits: Option<Option<Duration>>,
+    nodes: Option<u64>,
+) -> CliResult {
+    let pos = common.position()?;
+    if pos.is_over() {
+        return Err(CliError::new(format!(
+            "the round is over ({} balls left): nothing to solve",
+            pos.ball_count()
+        )));
+    }
+    let table = AtomicTable::with_megabytes(search.hash as usize);
+    let options = SearchOptions {
+        threads: search.threads as usize,
+        symmetry: !search.no_symmetry,
+        time: limits.flatten(),
+        nodes,
+        ..SearchOptions::default()
+    };
+    let searcher = Searcher::new(&table, options);
+    let json = common.json;
+    let report: SearchReport<_> = match limits {
+        None => searcher
+            .solve(&pos)
+            .map_err(|_| CliError::new("the solve was stopped before it finished"))?,
+        Some(_) => searcher
+            .analyze(&pos, 200, |p| {
+                let line = format!(
+                    "depth {} value {}{} best {} nodes {} time {} ms nps {:.0}",
+                    p.depth,
+                    p.value,
+                    if p.exact { " (exact)" } else { "" },
+                    p.best.map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
+                    p.nodes,
+                    p.time.as_millis(),
+                    p.nodes as f64 / p.time.as_secs_f64().max(1e-9)
+                );
+                // Progress goes to stderr under --json so stdout stays one JSON document.
+                if json {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
+            })
+            .ok_or_else(|| CliError::new("the limits stopped the analysis before depth 1"))?,
+    };
+    // The "both roles" view: what every slider option (action x announcement) is worth.
+    let options: Vec<(String, Option<i32>)> = if pos.side() == Side::Slider && report.exact {
+        searcher
+            .move_values(&pos)
+            .into_iter()
+            .map(|(mv, v)| (mv.to_string(), v))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let pv: Vec<String> = report.pv.iter().map(ToString::to_string).collect();
+    let best = report.best.map(|m| m.to_string());
+    if json {
+        let mut out = json!({
+            "value": report.value,
+            "best": best,
+            "pv": pv,
+            "exact": report.exact,
+            "nodes": searcher.nodes(),
+            "time_ms": searcher.elapsed().as_millis() as u64,
+        });
+        if let Some(depth) = report.depth {
+            out["depth"] = json!(depth);
+        }
+        if !options.is_empty() {
+            out["options"] = options
+                .iter()
+                .map(|(mv, v)| json!({"move": mv, "value": v}))
+                .collect();
+        }
+        println!("{out}");
+    } else {
+        println!(
+            "value {}{}: {} balls left under best play",
+            report.value,
+            if report.exact {
+                " (exact)"
+            } else {
+                " (estimate)"
+            },
+            report.value
+        );
+        println!("best {}", best.as_deref().unwrap_or("-"));
+        println!("pv {}", pv.join(" "));
+        if !options.is_empty() {
+            println!("slider options (move: balls left):");
+            for (mv, v) in &options {
+                match v {
+                    Some(v) => println!("  {mv}: {v}"),
+                    None => println!("  {mv}: not proven within the limits"),
+                }
+            }
+        }
+        println!(
+            "nodes {} time {} ms",
+            searcher.nodes(),
+            searcher.elapsed().as_millis()
         );
     }
     Ok(())

@@ -1,8 +1,10 @@
 //! `tabula`: the command-line front end. Each game has its own module of subcommands; all share
 //! the error convention of [`error`]: one line on stderr, exit code 2.
 
+mod backgammon;
 mod bilitaire;
 mod error;
+mod pylos;
 
 use clap::{Parser, Subcommand};
 use error::{CliError, EXIT_BAD_INPUT};
@@ -20,8 +22,12 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum GameCommand {
+    /// Backgammon (gnubg-compatible): positions, legal plays, IDs.
+    Backgammon(backgammon::Args),
     /// Bi-litaire (Kris Burm): the ball player against the slider.
     Bilitaire(bilitaire::Args),
+    /// Pylos (David G. Royffe): stack the pyramid, take back balls on own squares and lines.
+    Pylos(pylos::Args),
 }
 
 fn main() {
@@ -59,7 +65,9 @@ fn main() {
         }
     };
     let result = match cli.game {
+        GameCommand::Backgammon(args) => backgammon::run(args),
         GameCommand::Bilitaire(args) => bilitaire::run(args),
+        GameCommand::Pylos(args) => pylos::run(args),
     };
     if let Err(err) = result {
         fail(err);

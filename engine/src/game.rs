@@ -74,6 +74,20 @@ pub trait Scored: Game {
     /// Inclusive bounds on every payoff reachable from here. Tight bounds let the search stop
     /// as soon as a move reaches them.
     fn value_bounds(&self) -> (i32, i32);
+
+    /// The payoff a position gets from its best child's payoff. The identity for games scored
+    /// by material (Bi-litaire); a game scored by win or loss at a distance overrides it to move
+    /// a decided value one ply further away (win in k becomes win in k + 1), which keeps every
+    /// stored value relative to its own position.
+    fn backed_up(child_value: i32) -> i32 {
+        child_value
+    }
+
+    /// The smallest child payoff whose [`Scored::backed_up`] value is at least `x`: the
+    /// threshold a null-window test passes down. Must invert `backed_up` on thresholds.
+    fn child_threshold(x: i32) -> i32 {
+        x
+    }
 }
 
 /// An exact, compact identity of a position for transposition tables and deduplication.

@@ -7,6 +7,8 @@ pub mod backgammon;
 pub mod bilitaire;
 pub mod game;
 pub mod perft;
+pub mod playout;
+pub mod pylos;
 pub mod symmetry;
 
 pub use game::{Game, Keyed, Role, Scored, Symmetric};

@@ -6,50 +6,32 @@ use proptest::prelude::*;
 use tabula_engine::bilitaire::movegen::{count_chains, for_each_chain, longest_chain};
 use tabula_engine::bilitaire::{Move, Position, Rules, Side};
 use tabula_engine::perft::perft;
+use tabula_engine::playout::{self, Rng};
 use tabula_engine::{Game, Symmetric, D4};
-
-/// A small deterministic generator (xorshift64*), so failures reproduce from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// The position after up to `plies` random moves from the start (stopping at the end).
 fn random_playout(seed: u64, plies: usize, rules: Rules) -> Position {
-    let mut rng = Rng(seed | 1);
-    let mut pos = Position::start_with(rules);
-    let mut moves = Vec::new();
-    for _ in 0..plies {
-        moves.clear();
-        pos.legal_moves(&mut moves);
-        if moves.is_empty() {
-            break;
-        }
-        pos = pos.play(moves[rng.below(moves.len())]);
-    }
-    pos
+    let mut played = 0;
+    let mut last = Position::start_with(rules);
+    playout::random_playout(&Position::start_with(rules), seed, |p| {
+        last = *p;
+        played += 1;
+        played > plies
+    })
+    .unwrap_or(last)
 }
 
 /// A random board (not necessarily reachable): random tiles, random balls, the slider to move.
 fn random_board(seed: u64) -> Position {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let mut tiles = 0u16;
     let count = 1 + rng.below(12);
     while tiles.count_ones() < count as u32 {
         tiles |= 1 << rng.below(16);
     }
     let holes = tabula_engine::bilitaire::geometry::holes_of(tiles);
-    let density = rng.next();
-    let balls = holes & (rng.next() | density) & (rng.next() | rng.next());
+    let density = rng.next_u64();
+    let balls = holes & (rng.next_u64() | density) & (rng.next_u64() | rng.next_u64());
     Position::from_parts(balls, tiles, Side::Slider, Rules::default()).expect("valid parts")
 }
 
@@ -82,7 +64,7 @@ fn check_position(pos: &Position) {
         assert_eq!(pos.parse_move(&text), Ok(mv), "{pos} {text}");
         let after = pos.play(mv);
         assert!(after.balls() & !after.holes() == 0);
-        assert_eq!(after.tiles().count_ones() <= pos.tiles().count_ones(), true);
+        assert!(after.tiles().count_ones() <= pos.tiles().count_ones());
         match mv {
             Move::Slide { announce, .. } | Move::RemoveTile { announce, .. } => {
                 assert_eq!(

@@ -61,3 +61,41 @@ fn bilitaire_free_chains() {
         Position::parse_with(s, rules).map_err(|e| e.to_string())
     });
 }
+
+fn pylos_file(file: &str, variant: &str, takeback: &str) {
+    use tabula_engine::pylos::{Position, Rules};
+    let rules = Rules::new(variant.parse().unwrap(), takeback.parse().unwrap());
+    run_perft_file(file, |s| {
+        Position::parse(s, rules).map_err(|e| e.to_string())
+    });
+}
+
+#[test]
+fn pylos_children_optional() {
+    pylos_file("pylos-children-optional.perft", "children", "optional");
+}
+
+#[test]
+fn pylos_children_compulsory() {
+    pylos_file("pylos-children-compulsory.perft", "children", "compulsory");
+}
+
+#[test]
+fn pylos_standard_optional() {
+    pylos_file("pylos-standard-optional.perft", "standard", "optional");
+}
+
+#[test]
+fn pylos_standard_compulsory() {
+    pylos_file("pylos-standard-compulsory.perft", "standard", "compulsory");
+}
+
+#[test]
+fn pylos_mature_optional() {
+    pylos_file("pylos-mature-optional.perft", "mature", "optional");
+}
+
+#[test]
+fn pylos_mature_compulsory() {
+    pylos_file("pylos-mature-compulsory.perft", "mature", "compulsory");
+}

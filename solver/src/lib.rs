@@ -1,4 +1,17 @@
-//! Tabula's search: one alpha-beta / expectimax implementation over the `tabula-engine` traits.
+//! Tabula's search, one implementation for every two-player game of `tabula-engine`:
 //!
-//! The search core is the subject of its own issue (parallel alpha-beta with a lock-free
-//! transposition table); this crate holds only what has landed so far.
+//! - [`search`]: null-window tests with a transposition table, MTD(f)-style exact solving,
+//!   iterative-deepening anytime analysis, young-brothers-wait parallelism on rayon.
+//! - [`tt`]: the lock-free fixed-size [`tt::AtomicTable`] (and the `dashmap` table it was
+//!   measured against).
+//! - [`eval`]: heuristic evaluations for ordering and depth-limited search.
+//! - [`minimax`]: plain minimax, the reference for tests.
+
+pub mod eval;
+pub mod minimax;
+pub mod search;
+pub mod tt;
+
+pub use eval::Evaluate;
+pub use search::{Aborted, Bounds, Progress, SearchOptions, SearchReport, Searcher};
+pub use tt::{AtomicTable, DashTable, Entry, Table};

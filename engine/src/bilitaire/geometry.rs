@@ -230,17 +230,15 @@ pub const fn holes_of(tiles: u16) -> u64 {
     holes
 }
 
-/// The tiles whose holes make up `holes` (which must be whole tiles): one probe hole per slot.
+/// The tiles whose holes make up `holes` (which must be whole tiles): the lower-left hole of
+/// each slot, gathered into slot order by shifts.
 pub const fn tiles_of(holes: u64) -> u16 {
-    let mut tiles = 0;
-    let mut slot = 0;
-    while slot < 16 {
-        if holes & SLOT_HOLES[slot] != 0 {
-            tiles |= 1 << slot;
-        }
-        slot += 1;
-    }
-    tiles
+    // Bit 2f + 16r (lower-left hole of slot (f, r)) → bit f of byte 2r.
+    let mut x = holes & 0x0055_0055_0055_0055;
+    x = (x | x >> 1) & 0x0033_0033_0033_0033;
+    x = (x | x >> 2) & 0x000f_000f_000f_000f;
+    // Byte 2r → nibble r.
+    (x & 0xf | (x >> 12) & 0xf0 | (x >> 24) & 0xf00 | (x >> 36) & 0xf000) as u16
 }
 
 /// For each hole and direction: the bits of the jumped-over hole and of the landing hole,
@@ -292,6 +290,9 @@ mod tests {
             let slot = Slot::from_index(i);
             assert_eq!(Slot::parse(&slot.to_string()), Some(slot));
             assert_eq!(tiles_of(holes_of(slot.bit())), slot.bit());
+        }
+        for tiles in [0u16, 0xffff, 0x6ff6, 0x1234, 0x8001] {
+            assert_eq!(tiles_of(holes_of(tiles)), tiles);
         }
         assert_eq!(Square::parse("i1"), None);
         assert_eq!(Slot::parse("E1"), None);

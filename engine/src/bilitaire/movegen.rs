@@ -481,18 +481,16 @@ impl Position {
         }
     }
 
-    /// True when the round is over: the ball player has no jump (or, defensively, nobody can
-    /// move at all).
+    /// True when the round is over: the ball player has no jump. An announcement always has its
+    /// chain (positions are built that way), and the slider can always move while a tile is
+    /// left: with at most 12 tiles some slot is empty, and in the connected 4×4 tray some tile
+    /// is next to an empty slot and can slide into it.
     pub fn is_over(&self) -> bool {
         match self.side {
             Side::OpeningRemoval => self.balls == 0,
             Side::Ball(0) | Side::Ball(1) => !has_jump(self.balls, self.holes),
-            Side::Ball(n) => longest_chain(self.balls, self.holes) < u32::from(n),
-            Side::Slider => {
-                let mut any = false;
-                for_each_slider_action(self, |_, _| any = true);
-                !any
-            }
+            Side::Ball(_) => false,
+            Side::Slider => self.tiles == 0,
         }
     }
 

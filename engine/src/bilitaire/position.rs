@@ -46,7 +46,7 @@ pub struct Position {
 }
 
 /// Slots of the starting cross: every slot but the four corners.
-pub const START_TILES: u16 = 0xffff & !(1 | 1 << 3 | 1 << 12 | 1 << 15);
+pub const START_TILES: u16 = !(1 | 1 << 3 | 1 << 12 | 1 << 15);
 
 impl Position {
     /// The starting position: 12 tiles in a cross, 48 balls, the ball player to remove one.
@@ -65,11 +65,18 @@ impl Position {
         }
     }
 
-    /// Builds a position from raw parts without the announcement check that parsing makes:
-    /// `None` if balls lie outside the tiles' holes or there are more than 12 tiles.
+    /// Builds a position from raw parts: `None` if balls lie outside the tiles' holes, there are
+    /// more than 12 tiles, or an announcement has no chain of its length.
     pub fn from_parts(balls: u64, tiles: u16, side: Side, rules: Rules) -> Option<Position> {
         let holes = holes_of(tiles);
-        (balls & !holes == 0 && tiles.count_ones() <= 12).then_some(Position {
+        let announced = match side {
+            Side::Ball(n) if n >= 2 => u32::from(n),
+            _ => 0,
+        };
+        let valid = balls & !holes == 0
+            && tiles.count_ones() <= 12
+            && (announced == 0 || super::movegen::longest_chain(balls, holes) >= announced);
+        valid.then_some(Position {
             balls,
             holes,
             tiles,
@@ -121,11 +128,6 @@ impl Position {
 
     pub fn has_tile(&self, slot: Slot) -> bool {
         self.tiles & slot.bit() != 0
-    }
-
-    /// The same board with another side to move (for analysis "what if").
-    pub fn with_side(&self, side: Side) -> Position {
-        Position { side, ..*self }
     }
 
     /// An exact key: balls in bits 0–63, tiles in 64–79, side in 80–87, rules in 88.

@@ -127,23 +127,22 @@ impl Position {
             return Err(PositionError::TooManyTiles(tiles.count_ones()));
         }
         let side = parse_side(side)?;
-        let pos = Position::from_parts(balls, tiles, side, rules)
-            .expect("balls lie in holes and tiles are at most 12");
         match side {
             Side::OpeningRemoval => {
-                if let Some(sq) = Square::iter(pos.empty()).next() {
+                if let Some(sq) = Square::iter(holes & !balls).next() {
                     return Err(PositionError::RemovalNotFull(sq));
                 }
             }
             Side::Ball(n) if n >= 2 => {
-                let longest = pos.longest_chain();
+                let longest = super::movegen::longest_chain(balls, holes);
                 if longest < u32::from(n) {
                     return Err(PositionError::AnnouncementImpossible(n.into(), longest));
                 }
             }
             _ => {}
         }
-        Ok(pos)
+        Ok(Position::from_parts(balls, tiles, side, rules)
+            .expect("balls lie in holes, at most 12 tiles, announcement checked"))
     }
 }
 

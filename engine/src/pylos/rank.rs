@@ -1,0 +1,233 @@
+//! Compact ranking of positions for a retrograde tablebase.
+//!
+//! index = 2 × (offset of the occupancy pattern + colouring index) + (1 if white to move).
+//! Occupancy patterns are the sets of cells in which every ball rests on four balls (sorted, so
+//! a pattern's index is a binary search); the colouring index of a pattern of `n` balls ranks
+//! the black subset first by its size `b` (with `b ≤ 15` and `n - b ≤ 15`), then by the
+//! combinatorial number system over the balls in cell order. The map is a bijection between
+//! positions (under one rule set) and `0..Indexer::count()`.
+
+use super::cell::{supported, ALL, LEVEL_MASK};
+use super::position::{Color, Position, BALLS_PER_COLOR};
+use super::rules::Rules;
+
+const BINOMIAL: [[u64; 31]; 31] = {
+    let mut t = [[0u64; 31]; 31];
+    let mut n = 0;
+    while n < 31 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Colourings of `n` balls with at most 15 of each colour.
+const fn colourings(n: u32) -> u64 {
+    let mut total = 0;
+    let mut b = 0;
+    while b <= n {
+        if b <= BALLS_PER_COLOR && n - b <= BALLS_PER_COLOR {
+            total += BINOMIAL[n as usize][b as usize];
+        }
+        b += 1;
+    }
+    total
+}
+
+/// The occupancy-pattern table behind [`Indexer::rank`] and [`Indexer::unrank`].
+#[derive(Clone, Debug)]
+pub struct Indexer {
+    patterns: Vec<u32>,
+    offsets: Vec<u64>,
+    total: u64,
+}
+
+impl Default for Indexer {
+    fn default() -> Self {
+        Indexer::new()
+    }
+}
+
+impl Indexer {
+    /// Enumerates every stable occupancy pattern (a fraction of a second).
+    pub fn new() -> Indexer {
+        let mut patterns = Vec::new();
+        for l0 in 0..=0xFFFFu32 {
+            let s1 = supported(l0) & LEVEL_MASK[1];
+            for l1 in subsets(s1) {
+                let s2 = supported(l0 | l1) & LEVEL_MASK[2];
+                for l2 in subsets(s2) {
+                    let s3 = supported(l0 | l1 | l2) & LEVEL_MASK[3];
+                    for l3 in subsets(s3) {
+                        patterns.push(l0 | l1 | l2 | l3);
+                    }
+                }
+            }
+        }
+        patterns.sort_unstable();
+        let mut offsets = Vec::with_capacity(patterns.len());
+        let mut total = 0u64;
+        for &p in &patterns {
+            offsets.push(total);
+            total += colourings(p.count_ones());
+        }
+        Indexer {
+            patterns,
+            offsets,
+            total: 2 * total,
+        }
+    }
+
+    /// Number of stable occupancy patterns.
+    pub fn patterns(&self) -> usize {
+        self.patterns.len()
+    }
+
+    /// Number of indices (positions under one rule set, both sides to move).
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    /// The index of a position (its rules are not part of it).
+    pub fn rank(&self, pos: &Position) -> u64 {
+        let occ = pos.occupied();
+        let k = self
+            .patterns
+            .binary_search(&occ)
+            .expect("a position's occupancy is stable");
+        let n = occ.count_ones();
+        let black = pos.balls(Color::Black);
+        let b = black.count_ones();
+        let mut index = 0u64;
+        for smaller in 0..b {
+            if n - smaller <= BALLS_PER_COLOR {
+                index += BINOMIAL[n as usize][smaller as usize];
+            }
+        }
+        // Colex rank of the black balls among the balls in cell order.
+        let mut seen = 0usize;
+        let mut chosen = 0usize;
+        let mut m = occ;
+        while m != 0 {
+            let c = m.trailing_zeros();
+            m &= m - 1;
+            if black & (1 << c) != 0 {
+                chosen += 1;
+                index += BINOMIAL[seen][chosen];
+            }
+            seen += 1;
+        }
+        2 * (self.offsets[k] + index) + (pos.turn() == Color::White) as u64
+    }
+
+    /// The position with this index under `rules`, `None` when out of range.
+    pub fn unrank(&self, index: u64, rules: Rules) -> Option<Position> {
+        if index >= self.total {
+            return None;
+        }
+        let turn = if index & 1 == 1 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let rest = index / 2;
+        let k = self.offsets.partition_point(|&o| o <= rest) - 1;
+        let occ = self.patterns[k];
+        let n = occ.count_ones();
+        let mut index = rest - self.offsets[k];
+        let mut b = 0;
+        loop {
+            if n - b <= BALLS_PER_COLOR && b <= BALLS_PER_COLOR {
+                let size = BINOMIAL[n as usize][b as usize];
+                if index < size {
+                    break;
+                }
+                index -= size;
+            }
+            b += 1;
+        }
+        // Undo the colex rank: the highest chosen element first.
+        let cells: Vec<u32> = (0..30).filter(|c| occ & (1 << c) != 0).collect();
+        let mut black = 0u32;
+        let mut chosen = b as usize;
+        let mut seen = cells.len();
+        while chosen > 0 {
+            seen -= 1;
+            if BINOMIAL[seen][chosen] <= index {
+                index -= BINOMIAL[seen][chosen];
+                black |= 1 << cells[seen];
+                chosen -= 1;
+            }
+        }
+        let white = occ & !black & ALL;
+        Position::from_masks(black, white, turn, rules).ok()
+    }
+}
+
+fn subsets(mask: u32) -> impl Iterator<Item = u32> {
+    // Every subset of `mask`, 0 first.
+    let mut next = Some(0u32);
+    std::iter::from_fn(move || {
+        let cur = next?;
+        next = if cur == mask {
+            None
+        } else {
+            Some((cur.wrapping_sub(mask)) & mask)
+        };
+        Some(cur)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Game;
+
+    #[test]
+    fn rank_and_unrank_are_inverse_on_game_positions() {
+        let indexer = Indexer::new();
+        // Every stable pattern counted once; the full board is one of them.
+        assert!(indexer.patterns.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(*indexer.patterns.last().unwrap(), ALL);
+        let rules = Rules::default();
+        let mut seen = std::collections::HashSet::new();
+        let mut frontier = vec![Position::start(rules)];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for pos in &frontier {
+                let i = indexer.rank(pos);
+                assert!(i < indexer.count());
+                assert_eq!(indexer.unrank(i, rules), Some(*pos));
+                seen.insert(i);
+                let mut moves = Vec::new();
+                pos.legal_moves(&mut moves);
+                next.extend(moves.iter().map(|&m| pos.play(m)));
+            }
+            next.sort_by_key(|p| (p.black, p.white));
+            next.dedup();
+            frontier = next;
+        }
+        assert!(seen.len() > 1000);
+    }
+
+    #[test]
+    fn unrank_then_rank_is_identity_on_samples() {
+        let indexer = Indexer::new();
+        let rules = Rules::default();
+        let step = indexer.count() / 100_003 + 1;
+        let mut i = 0;
+        while i < indexer.count() {
+            let pos = indexer.unrank(i, rules).expect("in range");
+            assert_eq!(indexer.rank(&pos), i);
+            i += step;
+        }
+        let last = indexer.count() - 1;
+        assert_eq!(indexer.rank(&indexer.unrank(last, rules).unwrap()), last);
+        assert_eq!(indexer.unrank(indexer.count(), rules), None);
+    }
+}

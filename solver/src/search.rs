@@ -1,0 +1,693 @@
+//! The shared search: boolean null-window tests ("is the value at least x?") with a
+//! transposition table, driven by a galloping MTD(f) for exact values and by iterative deepening
+//! with a heuristic cut-off for anytime analysis. Parallel by young-brothers-wait splitting on
+//! rayon near the root.
+//!
+//! Exactness: every test result carries a `proven` flag (no heuristic leaf below it); proven
+//! bounds are stored at [`Entry::PROVEN`] depth and are the only ones an exact solve uses.
+//! A test's answer is a fact about the position, so the value does not depend on the number of
+//! threads or on what the table happened to keep.
+
+use crate::eval::Evaluate;
+use crate::tt::{Entry, Table};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tabula_engine::{Role, Symmetric, D4};
+
+/// What a caller may set.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Worker threads (1 = no parallelism).
+    pub threads: usize,
+    /// Key the table by the canonical image under the 8 symmetries of the square.
+    pub symmetry: bool,
+    /// Stop after this much time.
+    pub time: Option<Duration>,
+    /// Stop after this many nodes.
+    pub nodes: Option<u64>,
+    /// Split work between threads while fewer than this many plies from the root.
+    pub split_plies: u32,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            threads: 1,
+            symmetry: true,
+            time: None,
+            nodes: None,
+            split_plies: 6,
+        }
+    }
+}
+
+/// The search stopped before it had an answer (time or node limit, or an outside stop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aborted;
+
+/// The answer of one null-window test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Outcome {
+    holds: bool,
+    proven: bool,
+}
+
+/// A cancellation flag for one split point, linked to the flags above it.
+struct Cancel<'a> {
+    flag: AtomicBool,
+    parent: Option<&'a Cancel<'a>>,
+}
+
+impl<'a> Cancel<'a> {
+    fn new(parent: Option<&'a Cancel<'a>>) -> Cancel<'a> {
+        Cancel {
+            flag: AtomicBool::new(false),
+            parent,
+        }
+    }
+
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed) || self.parent.is_some_and(Cancel::is_set)
+    }
+}
+
+/// Per-task counters, merged into the shared ones every few thousand nodes.
+#[derive(Default)]
+struct Ctx {
+    nodes: u64,
+    unflushed: u64,
+}
+
+const FLUSH_EVERY: u64 = 2048;
+
+/// A child ready to search, with its table key.
+struct Child<G> {
+    index: u16,
+    pos: G,
+    key: (u128, u8),
+}
+
+/// A node's children for one test, or the child that settles it without a search.
+enum Expansion<G> {
+    Cut {
+        index: u16,
+        proven: bool,
+    },
+    Children {
+        children: Vec<Child<G>>,
+        settled_proven: bool,
+    },
+}
+
+/// Bounds on a value found by the root driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// The value the search settled on (exact when `exact`).
+    pub value: i32,
+    /// True when proven without any heuristic leaf.
+    pub exact: bool,
+}
+
+/// A finished search.
+#[derive(Clone, Debug)]
+pub struct SearchReport<M> {
+    pub value: i32,
+    pub exact: bool,
+    pub best: Option<M>,
+    pub pv: Vec<M>,
+    pub nodes: u64,
+    pub time: Duration,
+    /// Depth of the last completed iteration (`None` for an exact solve).
+    pub depth: Option<u32>,
+}
+
+/// One line of anytime progress.
+#[derive(Clone, Debug)]
+pub struct Progress<M> {
+    pub depth: u32,
+    pub value: i32,
+    pub exact: bool,
+    pub best: Option<M>,
+    pub nodes: u64,
+    pub time: Duration,
+}
+
+/// The search over one table. Create one per job; the table may outlive it.
+pub struct Searcher<'t, T: Table> {
+    table: &'t T,
+    options: SearchOptions,
+    pool: Option<rayon::ThreadPool>,
+    stop: AtomicBool,
+    nodes: AtomicU64,
+    started: Instant,
+}
+
+impl<T: Table> std::fmt::Debug for Searcher<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Searcher")
+            .field("options", &self.options)
+            .field("nodes", &self.nodes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The games the search accepts.
+pub trait Searchable: Evaluate + Symmetric
+where
+    Self::Key: Into<u128>,
+{
+}
+
+impl<G: Evaluate + Symmetric> Searchable for G where G::Key: Into<u128> {}
+
+impl<'t, T: Table> Searcher<'t, T> {
+    pub fn new(table: &'t T, options: SearchOptions) -> Searcher<'t, T> {
+        let pool = (options.threads > 1).then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(options.threads)
+                .build()
+                .expect("thread pool")
+        });
+        Searcher {
+            table,
+            options,
+            pool,
+            stop: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+            started: Instant::now(),
+        }
+    }
+
+    /// Asks a running search to stop (from another thread, e.g. on Ctrl-C).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// A flag another thread may set to stop the search.
+    pub fn stop_flag(&self) -> &AtomicBool {
+        &self.stop
+    }
+
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    fn run<R: Send>(&self, job: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(job),
+            None => job(),
+        }
+    }
+
+    fn flush(&self, ctx: &mut Ctx) {
+        self.nodes.fetch_add(ctx.unflushed, Ordering::Relaxed);
+        ctx.unflushed = 0;
+        let over_nodes = self
+            .options
+            .nodes
+            .is_some_and(|limit| self.nodes.load(Ordering::Relaxed) >= limit);
+        let over_time = self
+            .options
+            .time
+            .is_some_and(|limit| self.started.elapsed() >= limit);
+        if over_nodes || over_time {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The table key of a position and the symmetry it was taken under.
+    fn table_key<G: Searchable>(&self, pos: &G) -> (u128, u8)
+    where
+        G::Key: Into<u128>,
+    {
+        if !self.options.symmetry {
+            return (pos.key().into(), 0);
+        }
+        D4::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, &sym)| (pos.transformed(sym).key().into(), i as u8))
+            .min()
+            .expect("8 symmetries")
+    }
+
+    /// Expands a node for the test "value ≥ x": makes every child, settles those whose game
+    /// bounds or table entry already answer, and orders the rest (the table's best move first,
+    /// then by evaluation, best for the mover first). A child that settles the node at once is
+    /// returned as a cut.
+    fn expand<G: Searchable>(
+        &self,
+        pos: &G,
+        moves: &[G::Move],
+        x: i32,
+        child_depth: u8,
+        searched: Option<u16>,
+        cut_when: bool,
+    ) -> Expansion<G>
+    where
+        G::Key: Into<u128>,
+    {
+        let mut settled_proven = true;
+        let mut scored: Vec<(i32, Child<G>)> = Vec::with_capacity(moves.len());
+        for (i, &mv) in moves.iter().enumerate() {
+            let index = i as u16;
+            if Some(index) == searched {
+                continue;
+            }
+            let child = pos.play(mv);
+            let (lo, hi) = child.value_bounds();
+            if lo >= x || hi < x {
+                if (lo >= x) == cut_when {
+                    return Expansion::Cut {
+                        index,
+                        proven: true,
+                    };
+                }
+                continue;
+            }
+            let key = self.table_key(&child);
+            // Enhanced transposition cutoff: a child the table already settles is not searched.
+            if let Some(e) = self.table.probe(key.0).filter(|e| e.depth >= child_depth) {
+                let (elo, ehi) = (i32::from(e.lower), i32::from(e.upper));
+                if elo >= x || ehi < x {
+                    let proven = e.depth == Entry::PROVEN;
+                    if (elo >= x) == cut_when {
+                        return Expansion::Cut { index, proven };
+                    }
+                    settled_proven &= proven;
+                    continue;
+                }
+            }
+            let score = if cut_when {
+                -child.evaluate()
+            } else {
+                child.evaluate()
+            };
+            scored.push((
+                score,
+                Child {
+                    index,
+                    pos: child,
+                    key,
+                },
+            ));
+        }
+        scored.sort_by_key(|(score, c)| (*score, c.index));
+        Expansion::Children {
+            children: scored.into_iter().map(|(_, c)| c).collect(),
+            settled_proven,
+        }
+    }
+
+    /// Is the value of `pos` at least `x`? Searched `depth` plies deep ([`Entry::PROVEN`]:
+    /// to the end), with the heuristic evaluation at the depth limit.
+    #[allow(clippy::too_many_arguments)]
+    fn test<G: Searchable>(
+        &self,
+        pos: &G,
+        key: Option<(u128, u8)>,
+        x: i32,
+        depth: u8,
+        ply: u32,
+        cancel: &Cancel,
+        ctx: &mut Ctx,
+    ) -> Result<Outcome, Aborted>
+    where
+        G::Key: Into<u128>,
+    {
+        if self.stop.load(Ordering::Relaxed) || cancel.is_set() {
+            return Err(Aborted);
+        }
+        ctx.nodes += 1;
+        ctx.unflushed += 1;
+        if ctx.unflushed >= FLUSH_EVERY {
+            self.flush(ctx);
+        }
+        if let Some(v) = pos.terminal_value() {
+            return Ok(Outcome {
+                holds: v >= x,
+                proven: true,
+            });
+        }
+        let (lo, hi) = pos.value_bounds();
+        if lo >= x || hi < x {
+            return Ok(Outcome {
+                holds: lo >= x,
+                proven: true,
+            });
+        }
+        let (key, sym) = key.unwrap_or_else(|| self.table_key(pos));
+        let stored = self.table.probe(key);
+        if let Some(e) = stored.filter(|e| e.depth >= depth) {
+            if i32::from(e.lower) >= x || i32::from(e.upper) < x {
+                return Ok(Outcome {
+                    holds: i32::from(e.lower) >= x,
+                    proven: e.depth == Entry::PROVEN,
+                });
+            }
+        }
+        if depth == 0 {
+            return Ok(Outcome {
+                holds: pos.evaluate() >= x,
+                proven: false,
+            });
+        }
+        let hint = stored.filter(|e| e.sym == sym && e.best != Entry::NO_MOVE);
+        let child_depth = if depth == Entry::PROVEN {
+            depth
+        } else {
+            depth - 1
+        };
+        // A Max node holds as soon as one child holds; a Min node fails as soon as one fails.
+        let cut_when = pos.to_move() == Role::Max;
+        let nodes_before = ctx.nodes;
+        // Children are tested against the threshold their backed-up value must reach.
+        let child_x = G::child_threshold(x);
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        // The table's best move first, before paying for the other children.
+        let hint = hint
+            .map(|e| e.best)
+            .filter(|&i| usize::from(i) < moves.len());
+        let mut hint_outcome = None;
+        if let Some(index) = hint {
+            let child = pos.play(moves[usize::from(index)]);
+            hint_outcome = Some((
+                index,
+                self.test(&child, None, child_x, child_depth, ply + 1, cancel, ctx)?,
+            ));
+        }
+        let (children, mut all_proven, mut cut) = match hint_outcome {
+            Some((index, r)) if r.holds == cut_when => (Vec::new(), true, Some((index, r.proven))),
+            _ => match self.expand(pos, &moves, child_x, child_depth, hint, cut_when) {
+                Expansion::Cut { index, proven } => (Vec::new(), true, Some((index, proven))),
+                Expansion::Children {
+                    children,
+                    settled_proven,
+                } => (children, settled_proven, None),
+            },
+        };
+        if let Some((_, r)) = hint_outcome {
+            all_proven &= r.proven;
+        }
+
+        let parallel = self.pool.is_some() && ply < self.options.split_plies && children.len() > 1;
+        let sequential = if parallel { 1 } else { children.len() };
+        for child in children.iter().take(sequential) {
+            if cut.is_some() {
+                break;
+            }
+            let r = self.test(
+                &child.pos,
+                Some(child.key),
+                child_x,
+                child_depth,
+                ply + 1,
+                cancel,
+                ctx,
+            )?;
+            if r.holds == cut_when {
+                cut = Some((child.index, r.proven));
+                break;
+            }
+            all_proven &= r.proven;
+        }
+        if cut.is_none() && parallel {
+            use rayon::prelude::*;
+            let local = Cancel::new(Some(cancel));
+            let results: Vec<Result<(u16, Outcome), Aborted>> = children[1..]
+                .par_iter()
+                .map(|child| {
+                    let mut task = Ctx::default();
+                    let r = self.test(
+                        &child.pos,
+                        Some(child.key),
+                        child_x,
+                        child_depth,
+                        ply + 1,
+                        &local,
+                        &mut task,
+                    );
+                    self.flush(&mut task);
+                    if let Ok(o) = r {
+                        if o.holds == cut_when {
+                            local.flag.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    r.map(|o| (child.index, o))
+                })
+                .collect();
+            // The first cutting child in search order, whichever thread found it.
+            cut = results
+                .iter()
+                .flatten()
+                .find(|(_, o)| o.holds == cut_when)
+                .map(|&(i, o)| (i, o.proven));
+            if cut.is_none() {
+                for r in results {
+                    all_proven &= r?.1.proven;
+                }
+            }
+        }
+        let outcome = match cut {
+            Some((_, proven)) => Outcome {
+                holds: cut_when,
+                proven,
+            },
+            None => Outcome {
+                holds: !cut_when,
+                proven: all_proven,
+            },
+        };
+        let stored_depth = if outcome.proven { Entry::PROVEN } else { depth };
+        let mut entry = match stored {
+            Some(e) if e.depth == stored_depth => e,
+            Some(e) if e.depth > stored_depth => {
+                return Ok(outcome);
+            }
+            _ => Entry {
+                lower: lo as i16,
+                upper: hi as i16,
+                depth: stored_depth,
+                best: Entry::NO_MOVE,
+                sym,
+                work: 0,
+            },
+        };
+        if outcome.holds {
+            entry.lower = entry.lower.max(x as i16);
+        } else {
+            entry.upper = entry.upper.min((x - 1) as i16);
+        }
+        if let Some((index, _)) = cut {
+            entry.best = index;
+            entry.sym = sym;
+        }
+        let spent = ctx.nodes - nodes_before + 1;
+        entry.work = entry.work.max((64 - spent.leading_zeros()) as u8);
+        self.table.store(key, entry);
+        Ok(outcome)
+    }
+
+    fn root_test<G: Searchable>(&self, pos: &G, x: i32, depth: u8) -> Result<Outcome, Aborted>
+    where
+        G::Key: Into<u128>,
+    {
+        self.run(|| {
+            let root = Cancel::new(None);
+            let mut ctx = Ctx::default();
+            let r = self.test(pos, None, x, depth, 0, &root, &mut ctx);
+            self.flush(&mut ctx);
+            r
+        })
+    }
+
+    /// The value of `pos` searched to `depth` ([`Entry::PROVEN`]: exactly), found by tests that
+    /// gallop from `guess` and then bisect.
+    pub fn value<G: Searchable>(&self, pos: &G, depth: u8, guess: i32) -> Result<Bounds, Aborted>
+    where
+        G::Key: Into<u128>,
+    {
+        let (mut lo, mut hi) = pos.value_bounds();
+        let (mut proven_lo, mut proven_hi) = (lo, hi);
+        let mut x = guess;
+        let mut step = 1;
+        let mut last: Option<bool> = None;
+        let mut bracketed = false;
+        while lo < hi {
+            x = x.clamp(lo + 1, hi);
+            let r = self.root_test(pos, x, depth)?;
+            if r.holds {
+                lo = x;
+                if r.proven {
+                    proven_lo = proven_lo.max(x);
+                }
+            } else {
+                hi = x - 1;
+                if r.proven {
+                    proven_hi = proven_hi.min(x - 1);
+                }
+            }
+            bracketed |= last.is_some_and(|l| l != r.holds);
+            last = Some(r.holds);
+            if bracketed {
+                // Both sides seen: bisect what is left.
+                x = lo + (hi - lo + 1) / 2;
+            } else {
+                // Still moving away from the guess: double the step.
+                x = if r.holds { x + step } else { x - step };
+                step *= 2;
+            }
+        }
+        Ok(Bounds {
+            value: lo,
+            exact: proven_lo == proven_hi,
+        })
+    }
+
+    /// The principal variation of a position whose value at `depth` is `value`: at each step
+    /// the first move (in move-list order) that keeps the value.
+    pub fn principal_variation<G: Searchable>(
+        &self,
+        pos: &G,
+        value: i32,
+        depth: u8,
+    ) -> Result<Vec<G::Move>, Aborted>
+    where
+        G::Key: Into<u128>,
+    {
+        let mut pv = Vec::new();
+        let mut pos = pos.clone();
+        let mut depth = depth;
+        while depth > 0 && pos.terminal_value().is_none() && pv.len() < 512 {
+            let mut moves = Vec::new();
+            pos.legal_moves(&mut moves);
+            let child_depth = if depth == Entry::PROVEN {
+                depth
+            } else {
+                depth - 1
+            };
+            let mut next = None;
+            for mv in moves {
+                let child = pos.play(mv);
+                let keeps = match pos.to_move() {
+                    Role::Max => {
+                        self.root_test(&child, G::child_threshold(value), child_depth)?
+                            .holds
+                    }
+                    Role::Min => {
+                        !self
+                            .root_test(&child, G::child_threshold(value + 1), child_depth)?
+                            .holds
+                    }
+                };
+                if keeps {
+                    next = Some((mv, child));
+                    break;
+                }
+            }
+            let Some((mv, child)) = next else { break };
+            pv.push(mv);
+            pos = child;
+            depth = child_depth;
+        }
+        Ok(pv)
+    }
+
+    /// Solves `pos` exactly (or until a limit stops it).
+    pub fn solve<G: Searchable>(&self, pos: &G) -> Result<SearchReport<G::Move>, Aborted>
+    where
+        G::Key: Into<u128>,
+    {
+        self.table.new_generation();
+        let bounds = self.value(pos, Entry::PROVEN, pos.evaluate())?;
+        let pv = self.principal_variation(pos, bounds.value, Entry::PROVEN)?;
+        Ok(SearchReport {
+            value: bounds.value,
+            exact: true,
+            best: pv.first().copied(),
+            pv,
+            nodes: self.nodes(),
+            time: self.elapsed(),
+            depth: None,
+        })
+    }
+
+    /// Iterative deepening under the limits, reporting each completed depth; stops early when
+    /// the value is proven exact. Returns the last completed iteration, or `None` if not even
+    /// depth 1 finished.
+    pub fn analyze<G: Searchable>(
+        &self,
+        pos: &G,
+        max_depth: u8,
+        mut report: impl FnMut(&Progress<G::Move>),
+    ) -> Option<SearchReport<G::Move>>
+    where
+        G::Key: Into<u128>,
+    {
+        self.table.new_generation();
+        let mut guess = pos.evaluate();
+        let mut last: Option<SearchReport<G::Move>> = None;
+        for depth in 1..=max_depth.min(Entry::PROVEN - 1) {
+            let Ok(bounds) = self.value(pos, depth, guess) else {
+                break;
+            };
+            let search_depth = if bounds.exact { Entry::PROVEN } else { depth };
+            let Ok(pv) = self.principal_variation(pos, bounds.value, search_depth) else {
+                break;
+            };
+            guess = bounds.value;
+            let progress = Progress {
+                depth: depth.into(),
+                value: bounds.value,
+                exact: bounds.exact,
+                best: pv.first().copied(),
+                nodes: self.nodes(),
+                time: self.elapsed(),
+            };
+            report(&progress);
+            last = Some(SearchReport {
+                value: bounds.value,
+                exact: bounds.exact,
+                best: pv.first().copied(),
+                pv,
+                nodes: self.nodes(),
+                time: self.elapsed(),
+                depth: Some(depth.into()),
+            });
+            if bounds.exact {
+                break;
+            }
+        }
+        last.map(|mut r| {
+            r.nodes = self.nodes();
+            r.time = self.elapsed();
+            r
+        })
+    }
+
+    /// The value of every move of `pos` (exact where proven within the limits), in move-list
+    /// order: the "both roles" view of what each slide, removal and announcement is worth.
+    pub fn move_values<G: Searchable>(&self, pos: &G) -> Vec<(G::Move, Option<i32>)>
+    where
+        G::Key: Into<u128>,
+    {
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        moves
+            .into_iter()
+            .map(|mv| {
+                let child = pos.play(mv);
+                let value = self
+                    .value(&child, Entry::PROVEN, child.evaluate())
+                    .ok()
+                    .map(|b| G::backed_up(b.value));
+                (mv, value)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,135 @@
+//! The solver against plain minimax on small Bi-litaire positions, and its value unchanged by
+//! threads, symmetry reduction and table size.
+
+use proptest::prelude::*;
+use tabula_engine::bilitaire::geometry::holes_of;
+use tabula_engine::bilitaire::{Position, Rules, Side};
+use tabula_engine::playout::random_playout;
+use tabula_engine::Game;
+use tabula_solver::minimax::minimax;
+use tabula_solver::{AtomicTable, DashTable, SearchOptions, Searcher, Table};
+
+/// A random small position: 2–6 tiles, up to 12 balls, any side to move.
+fn small_position(seed: u64) -> Option<Position> {
+    let mut s = seed | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let tile_count = 2 + next() % 5;
+    let mut tiles = 0u16;
+    while u64::from(tiles.count_ones()) < tile_count {
+        tiles |= 1 << (next() % 16);
+    }
+    let holes = holes_of(tiles);
+    let mut balls = holes & next() & next();
+    while balls.count_ones() > 12 {
+        balls &= balls - 1;
+    }
+    let side = match next() % 4 {
+        0 | 1 => Side::Slider,
+        _ => Side::Ball(0),
+    };
+    Position::from_parts(balls, tiles, side, Rules::default())
+}
+
+fn solve_with<T: Table>(table: &T, pos: &Position, options: SearchOptions) -> i32 {
+    let searcher = Searcher::new(table, options);
+    let report = searcher.solve(pos).expect("no limits set");
+    assert!(report.exact);
+    // The principal variation is legal and ends where the value says.
+    let mut end = *pos;
+    for &mv in &report.pv {
+        let mut legal = Vec::new();
+        end.legal_moves(&mut legal);
+        assert!(legal.contains(&mv), "{pos}: pv move {mv} illegal");
+        end = end.play(mv);
+    }
+    assert!(end.is_terminal(), "{pos}: pv stops early at {end}");
+    assert_eq!(
+        end.ball_count() as i32,
+        report.value,
+        "{pos}: pv ends elsewhere"
+    );
+    report.value
+}
+
+#[test]
+fn solver_agrees_with_plain_minimax() {
+    let mut compared = 0;
+    let mut largest = 0;
+    for seed in 0..400u64 {
+        let Some(pos) = small_position(seed * 7919 + 1) else {
+            continue;
+        };
+        let mut budget = 2_000_000;
+        let Some(expected) = minimax(&pos, &mut budget) else {
+            continue;
+        };
+        let table = AtomicTable::with_megabytes(4);
+        assert_eq!(
+            solve_with(&table, &pos, SearchOptions::default()),
+            expected,
+            "{pos}"
+        );
+        // A table too small to remember anything still gives the same value.
+        let tiny = AtomicTable::with_buckets(1);
+        assert_eq!(
+            solve_with(&tiny, &pos, SearchOptions::default()),
+            expected,
+            "{pos}"
+        );
+        compared += 1;
+        largest = largest.max(pos.ball_count());
+    }
+    // The comparison must really happen, on positions of some size.
+    assert!(compared >= 150, "only {compared} positions compared");
+    assert!(
+        largest >= 9,
+        "largest compared position has {largest} balls"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn value_is_independent_of_threads_and_symmetry(seed in any::<u64>()) {
+        let Some(pos) = small_position(seed) else { return Ok(()) };
+        let plain = SearchOptions { symmetry: false, ..SearchOptions::default() };
+        let one = solve_with(&AtomicTable::with_megabytes(4), &pos, plain.clone());
+        let threads = SearchOptions { threads: 2, split_plies: 8, ..SearchOptions::default() };
+        prop_assert_eq!(solve_with(&AtomicTable::with_megabytes(4), &pos, threads), one);
+        prop_assert_eq!(solve_with(&DashTable::new(), &pos, SearchOptions::default()), one);
+    }
+}
+
+#[test]
+fn mid_game_positions_solve_the_same_with_one_and_two_threads() {
+    // Slider-to-move positions of 15 balls from seeded random games: real parallel work.
+    let positions: Vec<Position> = (0..)
+        .filter_map(|seed| {
+            random_playout(&Position::start(), 500 + seed, |p| p.ball_count() <= 15)
+                .filter(|p| p.ball_count() == 15 && p.side() == Side::Slider)
+        })
+        .take(3)
+        .collect();
+    for pos in positions {
+        let one = solve_with(
+            &AtomicTable::with_megabytes(16),
+            &pos,
+            SearchOptions::default(),
+        );
+        let two = SearchOptions {
+            threads: 2,
+            ..SearchOptions::default()
+        };
+        assert_eq!(
+            solve_with(&AtomicTable::with_megabytes(16), &pos, two),
+            one,
+            "{pos}"
+        );
+    }
+}
