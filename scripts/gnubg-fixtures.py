@@ -6,7 +6,11 @@ Run from the repository root (needs `apt-get install gnubg`):
 
 Environment: BG_FIXTURE_POSITIONS (default 2100) scales the number of positions;
 BG_FIXTURE_PART=moves|fibs|notation runs one part (fibs and notation read the positions of
-the moves fixture).
+the moves fixture). The moves part is slow (about an hour on a busy 2-core machine); it can be
+split over processes with BG_FIXTURE_FROM=k BG_FIXTURE_TO=m BG_FIXTURE_MOVES_OUT=file (lines of
+positions k..m-1, no header), the files then concatenated in order after the header of a
+BG_FIXTURE_FROM=0 run. The committed files were made that way (ranges 0-1155, 1155-1208,
+1208-1260, 1260-2101), then the fibs and notation parts; the result is the same as one run.
 
 Writes (deterministic, fixed seed):
 - engine/tests/data/backgammon-moves.txt: one line per position: its gnubg Position ID, then

@@ -7,7 +7,11 @@ fn main() {
         .map(|t| t.parse().unwrap())
         .unwrap_or(1);
     for pos in tabula_benches::bilitaire_suite(balls, count) {
-        let table = AtomicTable::with_megabytes(512);
+        let mb: usize = std::env::var("HASH")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(64);
+        let table = AtomicTable::with_megabytes(mb);
         let s = Searcher::new(
             &table,
             SearchOptions {

@@ -6,7 +6,32 @@ use tabula_engine::playout::random_playout;
 /// Mid-game Bi-litaire positions with perft counts confirmed by the independent Python model
 /// (`scripts/bilitaire_perft.py`, copied from `engine/tests/data/bilitaire.perft`):
 /// (name, position, depth, nodes).
-pub const BILITAIRE_MIDGAME: &[(&str, &str, u32, u64)] = &[];
+pub const BILITAIRE_MIDGAME: &[(&str, &str, u32, u64)] = &[
+    (
+        "mid-slider-35-balls-d4",
+        "oo----oo/oo----oo/oo--oooo/oo--o..o/oo..oooo/oooo.ooo/----o.oo/----..o. s",
+        4,
+        88_646,
+    ),
+    (
+        "mid-ball-28-balls-d4",
+        "oooo----/oooo----/ooooo.oo/o..oo..o/o.--.o../..--..../oo..--../ooo.--oo b",
+        4,
+        162_586,
+    ),
+    (
+        "announce-slider-29-balls-d4",
+        "oooo--oo/ooo.--oo/ooo.--oo/o...--oo/o.o.oooo/.....o.o/------../------oo s",
+        4,
+        40_215,
+    ),
+    (
+        "late-ball-11-balls-d6",
+        ".o------/.o------/..--oo--/o.--.o--/----o.--/----..--/----...o/----o.oo b",
+        6,
+        156_966,
+    ),
+];
 
 /// The slider-to-move position with exactly `balls` balls in the random game of `seed`, if
 /// that game has one.

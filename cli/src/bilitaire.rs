@@ -3,9 +3,8 @@
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tabula_engine::bilitaire::{Position, Rules, Side, Square, START};
-use tabula_engine::perft::{divide, perft};
 use tabula_engine::Game;
 use tabula_solver::{AtomicTable, SearchOptions, SearchReport, Searcher};
 
@@ -75,7 +74,7 @@ enum Variant {
 #[derive(ClapArgs, Debug)]
 struct SearchArgs {
     /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     hash: u64,
     /// Search threads.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -252,37 +251,7 @@ fn play(common: &Common, moves: &str) -> CliResult {
 }
 
 fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {
-    let pos = common.position()?;
-    let started = Instant::now();
-    let (nodes, parts) = if split && depth > 0 {
-        let parts = divide(&pos, depth);
-        (parts.iter().map(|(_, n)| n).sum(), Some(parts))
-    } else {
-        (perft(&pos, depth), None)
-    };
-    let elapsed = started.elapsed();
-    if common.json {
-        let mut out = json!({ "depth": depth, "nodes": nodes });
-        if let Some(parts) = &parts {
-            out["divide"] = parts
-                .iter()
-                .map(|(mv, n)| (mv.to_string(), json!(n)))
-                .collect::<serde_json::Map<_, _>>()
-                .into();
-        }
-        println!("{out}");
-    } else {
-        for (mv, n) in parts.iter().flatten() {
-            println!("{mv}: {n}");
-        }
-        println!("perft {depth}: {nodes}");
-        eprintln!(
-            "{:.3} s, {:.1} M nodes/s",
-            elapsed.as_secs_f64(),
-            nodes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6
-        );
-    }
-    Ok(())
+    crate::common::run_perft(&common.position()?, depth, split, common.json)
 }
 
 /// `solve` (exact, `limits` = None) and `analyze` (anytime, `limits` = Some(time)).

@@ -3,6 +3,7 @@
 
 mod backgammon;
 mod bilitaire;
+mod common;
 mod error;
 mod pylos;
 

@@ -1,12 +1,13 @@
-//! `tabula pylos …`: show, list moves, play moves and run perft on Pylos positions.
+//! `tabula pylos …`: show, list moves, play moves, run perft, solve and analyze Pylos positions.
 
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tabula_engine::perft::{divide, perft};
-use tabula_engine::pylos::{self, Color, Position, Rules, START};
+use tabula_engine::pylos::{self, Color, Position, Rules, START, WIN};
 use tabula_engine::Game;
+use tabula_solver::{AtomicTable, Entry, SearchOptions, SearchReport, Searcher};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -27,6 +28,23 @@ enum Command {
         /// Moves separated by spaces, e.g. "0a1 0d4 0b1".
         #[arg(long, allow_hyphen_values = true)]
         moves: String,
+    },
+    /// Solve: win or loss for the side to move and in how many plies, best move, principal
+    /// variation. Exact under `children` rules (no position repeats); under `standard` and
+    /// `mature` rules positions can repeat, so it deepens iteratively and reports a result only
+    /// once a forced win or loss is proven.
+    Solve {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Anytime analysis by iterative deepening, with progress lines, under time/node limits.
+    Analyze {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        search: SearchArgs,
     },
     /// Count the move sequences of a given length.
     Perft {
@@ -61,6 +79,39 @@ enum TakebackOption {
     Optional,
     /// 1 or 2.
     Compulsory,
+}
+
+#[derive(ClapArgs, Debug)]
+struct SearchArgs {
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    hash: u64,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    /// Key the table without the symmetry reduction.
+    #[arg(long)]
+    no_symmetry: bool,
+    /// Stop after this many seconds.
+    #[arg(long)]
+    time: Option<f64>,
+    /// Stop after this many nodes.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Deepest iteration (plies) of the iterative deepening.
+    #[arg(long, default_value_t = 254, value_parser = clap::value_parser!(u8).range(1..=254))]
+    max_depth: u8,
+}
+
+impl SearchArgs {
+    fn time(&self) -> Result<Option<Duration>, CliError> {
+        match self.time {
+            Some(t) if !(t.is_finite() && t > 0.0 && t < 1e9) => Err(CliError::new(format!(
+                "invalid value '{t}' for '--time': expected a positive number of seconds"
+            ))),
+            t => Ok(t.map(Duration::from_secs_f64)),
+        }
+    }
 }
 
 #[derive(ClapArgs, Debug)]
@@ -109,6 +160,8 @@ pub fn run(args: Args) -> CliResult {
             depth,
             divide,
         } => run_perft(&common, depth, divide),
+        Command::Solve { common, search } => solve(&common, &search, Mode::Solve),
+        Command::Analyze { common, search } => solve(&common, &search, Mode::Analyze),
     }
 }
 
@@ -229,6 +282,200 @@ fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {
     Ok(())
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Solve,
+    Analyze,
+}
+
+/// A search result from the side to move's point of view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Verdict {
+    /// `win`, `loss`, `draw` or `unknown`.
+    result: &'static str,
+    /// Plies to the end under best play, for a proven win or loss.
+    plies: Option<u32>,
+    /// The payoff for the side to move (positive: it wins), estimate unless exact.
+    value: i32,
+    exact: bool,
+}
+
+/// Reads a search value (black's payoff) for the side to move. Only an exact value is a result;
+/// anything else, including a value that merely looks decided, is `unknown`.
+fn verdict(pos: &Position, value: i32, exact: bool) -> Verdict {
+    let value = match pos.turn() {
+        Color::Black => value,
+        Color::White => -value,
+    };
+    let (result, plies) = match (exact, value.signum()) {
+        (false, _) => ("unknown", None),
+        (true, 0) => ("draw", None),
+        (true, 1) => ("win", Some((WIN - value).unsigned_abs())),
+        (true, _) => ("loss", Some((WIN + value).unsigned_abs())),
+    };
+    Verdict {
+        result,
+        plies,
+        value,
+        exact,
+    }
+}
+
+/// The principal variation to the end (exact) or to the depth searched (estimate).
+///
+/// `Searcher::principal_variation` keeps the root value along the line, which is right for a
+/// payoff that does not change from ply to ply but stops after one move here, where a child's
+/// value is the parent's one ply nearer the end. So it is asked for one move at a time, with the
+/// value moved by hand: a value `v` backed up from a child means the child is worth `v + 1`
+/// (`v > 0`) or `v - 1` (`v < 0`), exactly (the child keeping the value has backed-up value `v`).
+/// A 0 cannot be inverted (-1, 0 and 1 all back up to 0), so the line stops after it.
+fn full_pv<T: tabula_solver::Table>(
+    searcher: &Searcher<T>,
+    pos: &Position,
+    report: &SearchReport<pylos::Move>,
+) -> Vec<pylos::Move> {
+    let Some(first) = report.best else {
+        return Vec::new();
+    };
+    let mut depth = match report.depth {
+        Some(d) if !report.exact => d.min(u32::from(Entry::PROVEN - 1)) as u8,
+        _ => Entry::PROVEN,
+    };
+    let mut line = vec![first];
+    let mut value = report.value;
+    let mut pos = pos.play(first);
+    while line.len() < 400 {
+        if value == 0 || pos.is_over() {
+            break;
+        }
+        if depth != Entry::PROVEN {
+            depth -= 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        value = pylos::child_threshold(value);
+        let Ok(step) = searcher.principal_variation(&pos, value, depth) else {
+            break;
+        };
+        let Some(&mv) = step.first() else { break };
+        line.push(mv);
+        pos = pos.play(mv);
+    }
+    line
+}
+
+/// `solve` and `analyze`. Under `children` rules every move adds a ball or raises one, so the
+/// game tree is finite and `solve` runs the exact search to the end. Under `standard` and `mature`
+/// rules a take-back can repeat a position and an unbounded search would not terminate (the value
+/// encoding bounds it only at ~1000 plies), so `solve` deepens iteratively instead: a bound that
+/// the search proves there (no heuristic leaf) is a forced win or loss within the iteration's
+/// depth, which is a fact of the game; anything short of that is reported as `unknown`.
+fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
+    let pos = common.position()?;
+    if let Some(winner) = pos.winner() {
+        return Err(CliError::new(format!(
+            "the game is over ({} wins): nothing to solve",
+            color_name(winner)
+        )));
+    }
+    let table = AtomicTable::with_megabytes(search.hash as usize);
+    let options = SearchOptions {
+        threads: search.threads as usize,
+        symmetry: !search.no_symmetry,
+        time: search.time()?,
+        nodes: search.nodes,
+        ..SearchOptions::default()
+    };
+    let searcher = Searcher::new(&table, options);
+    let json = common.json;
+    let acyclic = pos.rules().variant == pylos::Variant::Children;
+    let report: Option<SearchReport<pylos::Move>> = if mode == Mode::Solve && acyclic {
+        searcher.solve(&pos).ok()
+    } else {
+        searcher.analyze(&pos, search.max_depth, |p| {
+            let v = verdict(&pos, p.value, p.exact);
+            let line = format!(
+                "depth {} value {}{} best {} nodes {} time {} ms nps {:.0}",
+                p.depth,
+                v.value,
+                match v.plies {
+                    Some(n) => format!(" ({} in {n} plies, exact)", v.result),
+                    None => String::new(),
+                },
+                p.best.map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
+                p.nodes,
+                p.time.as_millis(),
+                p.nodes as f64 / p.time.as_secs_f64().max(1e-9)
+            );
+            // Progress goes to stderr under --json so stdout stays one JSON document.
+            if json {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        })
+    };
+    // A search the limits stopped is not an error: the answer is simply not known.
+    let stopped = report.is_none();
+    let (v, best, pv, depth) = match &report {
+        Some(r) => (
+            verdict(&pos, r.value, r.exact),
+            r.best.map(|m| m.to_string()),
+            full_pv(&searcher, &pos, r)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            r.depth,
+        ),
+        None => (verdict(&pos, 0, false), None, Vec::new(), None),
+    };
+    let nodes = searcher.nodes();
+    let time_ms = searcher.elapsed().as_millis() as u64;
+    if json {
+        let mut out = json!({
+            "result": v.result,
+            "plies": v.plies,
+            "value": v.value,
+            "best": best,
+            "pv": pv,
+            "exact": v.exact,
+            "nodes": nodes,
+            "time_ms": time_ms,
+            "to_move": color_name(pos.turn()),
+        });
+        if let Some(depth) = depth {
+            out["depth"] = json!(depth);
+        }
+        if stopped {
+            out["stopped"] = json!(true);
+        }
+        println!("{out}");
+    } else {
+        match (v.result, v.plies) {
+            (result, Some(plies)) => println!(
+                "{} to move: {result} in {plies} plies (exact)",
+                color_name(pos.turn())
+            ),
+            ("draw", None) => println!("{} to move: draw (exact)", color_name(pos.turn())),
+            _ => println!(
+                "{} to move: unknown{} (estimate {} for the side to move)",
+                color_name(pos.turn()),
+                match (stopped, depth) {
+                    (true, _) => ", stopped by the limits before a result".to_string(),
+                    (false, Some(d)) => format!(", nothing proven within {d} plies"),
+                    (false, None) => String::new(),
+                },
+                v.value
+            ),
+        }
+        println!("best {}", best.as_deref().unwrap_or("-"));
+        println!("pv {}", pv.join(" "));
+        println!("nodes {nodes} time {time_ms} ms");
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,5 +511,53 @@ mod tests {
         assert!(run_words(&["perft", "--depth", "2", "--rules", "mature"]).is_ok());
         assert!(run_words(&["perft", "--depth", "2", "--takeback", "sometimes"]).is_err());
         assert!(run_words(&["moves", "--json", "--takeback", "compulsory"]).is_ok());
+    }
+
+    #[test]
+    fn solve_and_analyze_check_their_input() {
+        let over = "bwbw/wbwb/bwbw/wbww|wwb/wbw/bwb|bw/bb|. w";
+        let err = run_words(&["solve", "--position", over]).unwrap_err();
+        assert_eq!(err.0, "the game is over (black wins): nothing to solve");
+        let err = run_words(&["analyze", "--time", "0"]).unwrap_err();
+        assert!(err.0.contains("'--time'"), "{}", err.0);
+        assert!(run_words(&["solve", "--time", "nan"]).is_err());
+        assert!(run_words(&["solve", "--hash", "0"]).is_err());
+        assert!(run_words(&["solve", "--threads", "0"]).is_err());
+        assert!(run_words(&["solve", "--max-depth", "255"]).is_err());
+        assert!(run_words(&["solve", "--rules", "kids"]).is_err());
+        // Limits that stop the search are an answer ("unknown"), not an error.
+        let late = "wwwb/b.wb/bwww/wbbw|..w/..b/..b|../..|. b";
+        assert!(run_words(&["solve", "--nodes", "10", "--json"]).is_ok());
+        assert!(run_words(&[
+            "analyze",
+            "--position",
+            late,
+            "--rules",
+            "mature",
+            "--nodes",
+            "5000"
+        ])
+        .is_ok());
+        assert!(run_words(&["solve", "--position", late, "--rules", "children", "--json"]).is_ok());
+    }
+
+    #[test]
+    fn verdicts_are_for_the_side_to_move_and_only_when_exact() {
+        let rules = Rules::default();
+        let black = Position::start(rules);
+        let white = Position::parse("b.../..../..../....|.../.../...|../..|. w", rules).unwrap();
+        let v = verdict(&black, WIN - 15, true);
+        assert_eq!((v.result, v.plies, v.value), ("win", Some(15), WIN - 15));
+        let v = verdict(&white, WIN - 15, true);
+        assert_eq!(
+            (v.result, v.plies, v.value),
+            ("loss", Some(15), -(WIN - 15))
+        );
+        let v = verdict(&white, -(WIN - 5), true);
+        assert_eq!((v.result, v.plies), ("win", Some(5)));
+        assert_eq!(verdict(&black, 0, true).result, "draw");
+        // A decided-looking value that is not proven stays unknown.
+        let v = verdict(&black, WIN - 7, false);
+        assert_eq!((v.result, v.plies, v.exact), ("unknown", None, false));
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use tabula_engine::perft::perft;
 use tabula_engine::pylos::rank::Indexer;
-use tabula_engine::pylos::{Cell, Color, Move, Position, Rules, Takeback, Variant, START};
+use tabula_engine::pylos::{self, Cell, Color, Move, Position, Rules, Takeback, Variant, START};
 use tabula_engine::{Game, Keyed, Scored, Symmetric, D4};
 
 struct Rng(u64);
@@ -70,7 +70,11 @@ fn moves_are_distinct_and_counted_exactly() {
             if ms.is_empty() {
                 terminal += 1;
                 // The player to move has lost.
-                let expected = if pos.turn() == Color::Black { -1 } else { 1 };
+                let expected = if pos.turn() == Color::Black {
+                    -pylos::WIN
+                } else {
+                    pylos::WIN
+                };
                 assert_eq!(pos.terminal_value(), Some(expected));
             } else {
                 assert_eq!(pos.terminal_value(), None);
@@ -236,7 +240,7 @@ fn apex_and_exhausted_reserves() {
     let end = pos.play(ms[0]);
     assert!(end.is_terminal());
     assert_eq!(end.winner(), Some(Color::Black));
-    assert_eq!(end.terminal_value(), Some(1));
+    assert_eq!(end.terminal_value(), Some(pylos::WIN));
     // White to move there instead: no ball in reserve, no raise: white loses.
     let stuck = parse(
         "bwbw/wbwb/bwbw/wbww|wwb/wbw/bwb|bw/bb|. w",

@@ -3,7 +3,9 @@
 use tabula_engine::{Role, Scored};
 
 /// The exact value of `pos` by full-width minimax, or `None` if it would visit more than
-/// `budget` nodes.
+/// `budget` nodes. Child values are passed through [`Scored::backed_up`] (the identity for
+/// Bi-litaire; one ply further from the end for games scored by win distance, Pylos). The game
+/// tree must be finite (no cycles), or the budget must stop it.
 pub fn minimax<G: Scored>(pos: &G, budget: &mut u64) -> Option<i32> {
     if *budget == 0 {
         return None;
@@ -14,7 +16,9 @@ pub fn minimax<G: Scored>(pos: &G, budget: &mut u64) -> Option<i32> {
     }
     let mut moves = Vec::new();
     pos.legal_moves(&mut moves);
-    let values = moves.into_iter().map(|mv| minimax(&pos.play(mv), budget));
+    let values = moves
+        .into_iter()
+        .map(|mv| minimax(&pos.play(mv), budget).map(G::backed_up));
     let mut best: Option<i32> = None;
     for v in values {
         let v = v?;

@@ -10,7 +10,7 @@
 
 use crate::eval::Evaluate;
 use crate::tt::{Entry, Table};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tabula_engine::{Role, Symmetric, D4};
 
@@ -140,7 +140,13 @@ pub struct Searcher<'t, T: Table> {
     stop: AtomicBool,
     nodes: AtomicU64,
     started: Instant,
+    /// History heuristic: how often a move (by hash) caused a cut-off. Ties in the evaluation
+    /// are broken in favour of moves that cut elsewhere; it only orders, never decides.
+    history: Vec<AtomicU32>,
+    hasher: ahash::RandomState,
 }
+
+const HISTORY_SLOTS: usize = 1 << 14;
 
 impl<T: Table> std::fmt::Debug for Searcher<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -175,7 +181,13 @@ impl<'t, T: Table> Searcher<'t, T> {
             stop: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             started: Instant::now(),
+            history: (0..HISTORY_SLOTS).map(|_| AtomicU32::new(0)).collect(),
+            hasher: ahash::RandomState::with_seeds(1, 2, 3, 4),
         }
+    }
+
+    fn history_slot<M: std::hash::Hash>(&self, mv: &M) -> usize {
+        self.hasher.hash_one(mv) as usize % HISTORY_SLOTS
     }
 
     /// Asks a running search to stop (from another thread, e.g. on Ctrl-C).
@@ -252,7 +264,7 @@ impl<'t, T: Table> Searcher<'t, T> {
         G::Key: Into<u128>,
     {
         let mut settled_proven = true;
-        let mut scored: Vec<(i32, Child<G>)> = Vec::with_capacity(moves.len());
+        let mut scored: Vec<((i32, u32), Child<G>)> = Vec::with_capacity(moves.len());
         for (i, &mv) in moves.iter().enumerate() {
             let index = i as u16;
             if Some(index) == searched {
@@ -282,13 +294,14 @@ impl<'t, T: Table> Searcher<'t, T> {
                     continue;
                 }
             }
-            let score = if cut_when {
+            let eval = if cut_when {
                 -child.evaluate()
             } else {
                 child.evaluate()
             };
+            let history = self.history[self.history_slot(&mv)].load(Ordering::Relaxed);
             scored.push((
-                score,
+                (eval, u32::MAX - history),
                 Child {
                     index,
                     pos: child,
@@ -486,6 +499,9 @@ impl<'t, T: Table> Searcher<'t, T> {
         if let Some((index, _)) = cut {
             entry.best = index;
             entry.sym = sym;
+            if let Some(mv) = moves.get(usize::from(index)) {
+                self.history[self.history_slot(mv)].fetch_add(1, Ordering::Relaxed);
+            }
         }
         let spent = ctx.nodes - nodes_before + 1;
         entry.work = entry.work.max((64 - spent.leading_zeros()) as u8);

@@ -23,7 +23,7 @@ pub mod setup;
 
 pub use cell::Cell;
 pub use mv::{IllegalMove, Move, MoveError, ParseMoveError};
-pub use position::{Color, Position, BALLS_PER_COLOR};
+pub use position::{backed_up, child_threshold, decode, Color, Position, BALLS_PER_COLOR, WIN};
 pub use rules::{Rules, Takeback, Variant};
 pub use setup::SetupError;
 

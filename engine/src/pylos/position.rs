@@ -5,6 +5,46 @@ use super::mv::Move;
 use super::rules::Rules;
 use crate::{Game, Keyed, Role, Scored, Symmetric, D4};
 
+/// The payoff of a won game, from black's point of view: black winning at distance k plies
+/// from a position is worth `WIN - k` there, white winning `-(WIN - k)`, a draw (infinite play)
+/// or an unknown value 0. Faster wins and slower losses are therefore better for the winner
+/// and the loser alike, and max/min picks them.
+pub const WIN: i32 = 1000;
+
+/// The value of a position from the value of the child a move leads to: a decided value moves one
+/// ply further from the end (its magnitude drops by one), 0 stays 0.
+#[inline]
+pub const fn backed_up(child_value: i32) -> i32 {
+    if child_value > 0 {
+        child_value - 1
+    } else if child_value < 0 {
+        child_value + 1
+    } else {
+        0
+    }
+}
+
+/// The smallest child value `c` with `backed_up(c) >= x`: the threshold a null-window test
+/// passes to the children. For `x > 0` a win one ply longer (`x + 1`); for `x <= 0`, `x - 1`
+/// (for `x = 0`: -1, since the values -1, 0 and 1 all back up to 0).
+#[inline]
+pub const fn child_threshold(x: i32) -> i32 {
+    if x > 0 {
+        x + 1
+    } else {
+        x - 1
+    }
+}
+
+/// A payoff as (winner, distance in plies) when it is decided; `None` for 0 (draw or unknown).
+pub fn decode(value: i32) -> Option<(Color, u32)> {
+    match value.signum() {
+        1 => Some((Color::Black, (WIN - value.min(WIN)) as u32)),
+        -1 => Some((Color::White, (WIN + value.max(-WIN)) as u32)),
+        _ => None,
+    }
+}
+
 /// Balls of each colour in the game.
 pub const BALLS_PER_COLOR: u32 = 15;
 
@@ -242,15 +282,73 @@ impl Scored for Position {
         }
     }
 
-    /// +1 when black has won, -1 when white has won.
+    /// [`WIN`] when black has won, -[`WIN`] when white has won: distance 0 from the end.
     fn terminal_value(&self) -> Option<i32> {
         self.winner().map(|c| match c {
-            Color::Black => 1,
-            Color::White => -1,
+            Color::Black => WIN,
+            Color::White => -WIN,
         })
     }
 
+    /// A terminal position has exactly its value. Otherwise the game ends at least one ply away,
+    /// and a terminal position is lost by the player to move there, so the mover here can only
+    /// win at an odd distance (at best 1) and lose at an even one (at best 2).
     fn value_bounds(&self) -> (i32, i32) {
-        (-1, 1)
+        if let Some(v) = self.terminal_value() {
+            return (v, v);
+        }
+        match self.turn {
+            Color::Black => (-(WIN - 2), WIN - 1),
+            Color::White => (-(WIN - 1), WIN - 2),
+        }
+    }
+
+    /// One ply further from the end: a win (loss) at distance k becomes one at k + 1; a draw
+    /// stays a draw.
+    #[inline]
+    fn backed_up(child_value: i32) -> i32 {
+        backed_up(child_value)
+    }
+
+    /// The inverse of [`Scored::backed_up`] on thresholds.
+    #[inline]
+    fn child_threshold(x: i32) -> i32 {
+        child_threshold(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `child_threshold(x)` is the least `c` with `backed_up(c) >= x`, for every threshold the
+    /// search can pass (the payoff range and one beyond on each side).
+    #[test]
+    fn child_threshold_inverts_backed_up() {
+        let range = -(WIN + 3)..=WIN + 3;
+        for x in range.clone() {
+            let c = child_threshold(x);
+            assert!(backed_up(c) >= x, "x {x}: backed_up({c}) < x");
+            assert!(
+                backed_up(c - 1) < x,
+                "x {x}: {} is a smaller threshold",
+                c - 1
+            );
+            // Brute force over every child value in range agrees.
+            if range.contains(&c) && range.contains(&(c - 1)) {
+                let least = range.clone().find(|&v| backed_up(v) >= x);
+                assert_eq!(Some(c), least, "x {x}");
+            }
+        }
+        // Monotone, and a decided value moves one ply away.
+        for v in range.clone().skip(1) {
+            assert!(backed_up(v - 1) <= backed_up(v));
+        }
+        assert_eq!(backed_up(WIN), WIN - 1);
+        assert_eq!(backed_up(-WIN), -(WIN - 1));
+        assert_eq!(backed_up(0), 0);
+        assert_eq!(decode(WIN - 5), Some((Color::Black, 5)));
+        assert_eq!(decode(-(WIN - 6)), Some((Color::White, 6)));
+        assert_eq!(decode(0), None);
     }
 }

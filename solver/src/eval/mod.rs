@@ -2,6 +2,7 @@
 //! depth limit.
 
 mod bilitaire;
+mod pylos;
 
 use tabula_engine::Scored;
 

@@ -1,0 +1,42 @@
+//! Pieces every game's commands share.
+
+use crate::error::CliResult;
+use serde_json::json;
+use std::time::Instant;
+use tabula_engine::perft::{divide, perft};
+use tabula_engine::Game;
+
+/// `perft --depth D [--divide] [--json]` for any game: JSON `{"depth": D, "nodes": N}` (plus
+/// `divide` when asked), or text with the speed on stderr.
+pub fn run_perft<G: Game>(pos: &G, depth: u32, split: bool, json: bool) -> CliResult {
+    let started = Instant::now();
+    let (nodes, parts) = if split && depth > 0 {
+        let parts = divide(pos, depth);
+        (parts.iter().map(|(_, n)| n).sum(), Some(parts))
+    } else {
+        (perft(pos, depth), None)
+    };
+    let elapsed = started.elapsed();
+    if json {
+        let mut out = json!({ "depth": depth, "nodes": nodes });
+        if let Some(parts) = &parts {
+            out["divide"] = parts
+                .iter()
+                .map(|(mv, n)| (mv.to_string(), json!(n)))
+                .collect::<serde_json::Map<_, _>>()
+                .into();
+        }
+        println!("{out}");
+    } else {
+        for (mv, n) in parts.iter().flatten() {
+            println!("{mv}: {n}");
+        }
+        println!("perft {depth}: {nodes}");
+        eprintln!(
+            "{:.3} s, {:.1} M nodes/s",
+            elapsed.as_secs_f64(),
+            nodes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6
+        );
+    }
+    Ok(())
+}
