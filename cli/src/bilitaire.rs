@@ -20,13 +20,26 @@ enum Command {
     Show(Common),
     /// List every legal move in the project's notation.
     Moves(Common),
-    /// Apply moves and print the resulting position string.
+    /// With --moves: apply moves and print the resulting position string. Without: play a
+    /// match against the engine in the terminal (two rounds, roles swapped).
     Play {
         #[command(flatten)]
         common: Common,
         /// Moves separated by spaces, e.g. "xd4 B1-A1 d6-d4".
         #[arg(long, allow_hyphen_values = true)]
-        moves: String,
+        moves: Option<String>,
+        /// Your role in the first round (interactive play).
+        #[arg(long, value_enum, default_value_t = crate::bilitaire_game::HumanRole::Ball)]
+        role: crate::bilitaire_game::HumanRole,
+        /// Engine strength 1-5: thinking time per move 0.1, 0.5, 2, 5 or 15 seconds.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
+        level: u8,
+        /// Engine thinking time per move in seconds (overrides --level).
+        #[arg(long)]
+        time: Option<f64>,
+        /// Rounds to play: 2 is a full match (roles swapped), 1 a single round.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=2))]
+        rounds: u8,
     },
     /// Solve exactly: balls left under best play, best move, principal variation.
     Solve {
@@ -111,7 +124,35 @@ pub fn run(args: Args) -> CliResult {
     match args.command {
         Command::Show(common) => show(&common),
         Command::Moves(common) => moves(&common),
-        Command::Play { common, moves } => play(&common, &moves),
+        Command::Play {
+            common,
+            moves: Some(moves),
+            ..
+        } => play(&common, &moves),
+        Command::Play {
+            common,
+            moves: None,
+            role,
+            level,
+            time,
+            rounds,
+        } => {
+            let seconds = match time {
+                Some(t) if !(t.is_finite() && t > 0.0) => {
+                    return Err(CliError::new(format!(
+                        "invalid value '{t}' for '--time': expected a positive number of seconds"
+                    )))
+                }
+                Some(t) => t,
+                None => [0.1, 0.5, 2.0, 5.0, 15.0][usize::from(level - 1)],
+            };
+            crate::bilitaire_game::run_match(
+                common.position()?,
+                role,
+                Duration::from_secs_f64(seconds),
+                rounds,
+            )
+        }
         Command::Perft {
             common,
             depth,

@@ -3,6 +3,7 @@
 
 mod backgammon;
 mod bilitaire;
+mod bilitaire_game;
 mod common;
 mod error;
 mod pylos;

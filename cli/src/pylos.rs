@@ -3,11 +3,12 @@
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
+use std::cmp::Ordering;
 use std::time::{Duration, Instant};
 use tabula_engine::perft::{divide, perft};
 use tabula_engine::pylos::{self, Color, Position, Rules, START, WIN};
-use tabula_engine::Game;
-use tabula_solver::{AtomicTable, Entry, SearchOptions, SearchReport, Searcher};
+use tabula_engine::{Game, Role, Scored};
+use tabula_solver::{AtomicTable, Entry, Evaluate, SearchOptions, SearchReport, Searcher, Table};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -321,6 +322,42 @@ fn verdict(pos: &Position, value: i32, exact: bool) -> Verdict {
     }
 }
 
+fn plies(n: u32) -> String {
+    format!("{n} {}", if n == 1 { "ply" } else { "plies" })
+}
+
+/// `Searcher::solve` with a better first guess for win/loss-at-distance values. The driver
+/// gallops from its guess; every test whose threshold is a loss or win far away costs about a full
+/// solve, while one near a fast end is bounded by its distance. So the guess is the fast end of
+/// the side the evaluation favours (a tie: the side to move loses): on the children's-rules
+/// positions measured, 2.4-2.6x fewer nodes than a guess near 0 when the side is right, about
+/// 10% more when it is wrong.
+fn exact_solve(
+    searcher: &Searcher<AtomicTable>,
+    table: &AtomicTable,
+    pos: &Position,
+) -> Option<SearchReport<pylos::Move>> {
+    table.new_generation();
+    let (lo, hi) = pos.value_bounds();
+    let guess = match (pos.evaluate().cmp(&0), pos.to_move()) {
+        (Ordering::Greater, _) | (Ordering::Equal, Role::Min) => hi,
+        (Ordering::Less, _) | (Ordering::Equal, Role::Max) => lo,
+    };
+    let bounds = searcher.value(pos, Entry::PROVEN, guess).ok()?;
+    let pv = searcher
+        .principal_variation(pos, bounds.value, Entry::PROVEN)
+        .ok()?;
+    Some(SearchReport {
+        value: bounds.value,
+        exact: bounds.exact,
+        best: pv.first().copied(),
+        pv,
+        nodes: searcher.nodes(),
+        time: searcher.elapsed(),
+        depth: None,
+    })
+}
+
 /// The principal variation to the end (exact) or to the depth searched (estimate).
 ///
 /// `Searcher::principal_variation` keeps the root value along the line, which is right for a
@@ -391,7 +428,7 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
     let json = common.json;
     let acyclic = pos.rules().variant == pylos::Variant::Children;
     let report: Option<SearchReport<pylos::Move>> = if mode == Mode::Solve && acyclic {
-        searcher.solve(&pos).ok()
+        exact_solve(&searcher, &table, &pos)
     } else {
         searcher.analyze(&pos, search.max_depth, |p| {
             let v = verdict(&pos, p.value, p.exact);
@@ -400,7 +437,7 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
                 p.depth,
                 v.value,
                 match v.plies {
-                    Some(n) => format!(" ({} in {n} plies, exact)", v.result),
+                    Some(n) => format!(" ({} in {}, exact)", v.result, plies(n)),
                     None => String::new(),
                 },
                 p.best.map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
@@ -453,9 +490,10 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
         println!("{out}");
     } else {
         match (v.result, v.plies) {
-            (result, Some(plies)) => println!(
-                "{} to move: {result} in {plies} plies (exact)",
-                color_name(pos.turn())
+            (result, Some(n)) => println!(
+                "{} to move: {result} in {} (exact)",
+                color_name(pos.turn()),
+                plies(n)
             ),
             ("draw", None) => println!("{} to move: draw (exact)", color_name(pos.turn())),
             _ => println!(
@@ -463,7 +501,7 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
                 color_name(pos.turn()),
                 match (stopped, depth) {
                     (true, _) => ", stopped by the limits before a result".to_string(),
-                    (false, Some(d)) => format!(", nothing proven within {d} plies"),
+                    (false, Some(d)) => format!(", nothing proven within {}", plies(d)),
                     (false, None) => String::new(),
                 },
                 v.value

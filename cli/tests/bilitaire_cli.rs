@@ -98,3 +98,42 @@ fn bad_input_exits_with_code_2_and_one_line() {
     assert_bad_input(&["bilitaire", "frobnicate"], "unrecognized subcommand");
     assert_bad_input(&["bilitaire", "show", "--rules", "chaos"], "invalid value");
 }
+
+#[test]
+fn interactive_match_plays_two_rounds_and_scores_them() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let position = "--.o----/--..----/--o.oo../--o...o./--..----/--.o----/--..--.o/--.o--o. s";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args([
+            "bilitaire",
+            "play",
+            "--position",
+            position,
+            "--time",
+            "0.05",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    // A bad move is answered and the prompt comes back; then the engine plays for us.
+    let mut input = String::from("zz9\nmoves\n");
+    input.push_str(&"auto\n".repeat(60));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("move \"zz9\""), "{text}");
+    assert!(
+        text.contains("round 2: you are the slider player"),
+        "{text}"
+    );
+    assert_eq!(text.matches("round over").count(), 2, "{text}");
+    assert!(text.contains("match result"), "{text}");
+}

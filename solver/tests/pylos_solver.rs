@@ -238,26 +238,3 @@ fn a_forced_win_is_found_at_its_distance_under_every_rule_set() {
         assert_eq!(pylos::decode(value), Some((Color::Black, 1)), "{rules}");
     }
 }
-
-#[test]
-#[ignore]
-fn tmp_guess_probe() {
-    use tabula_solver::{Entry, Evaluate, Table};
-    let text = std::env::var("PYLOS_POS").unwrap();
-    let pos = Position::parse(&text, Rules::ALL[0]).unwrap();
-    for g in std::env::var("PYLOS_GUESSES").unwrap().split(',') {
-        let g: i32 = g.parse().unwrap();
-        let table = AtomicTable::with_megabytes(512);
-        table.new_generation();
-        let s = Searcher::new(&table, SearchOptions::default());
-        let g = if g == 9999 { pos.evaluate() } else { g };
-        let b = s.value(&pos, Entry::PROVEN, g).unwrap();
-        eprintln!(
-            "guess {g}: value {} exact {} nodes {} {:?}",
-            b.value,
-            b.exact,
-            s.nodes(),
-            s.elapsed()
-        );
-    }
-}

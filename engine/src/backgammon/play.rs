@@ -20,7 +20,7 @@ use std::fmt;
 
 use super::dice::Dice;
 use super::notation;
-use super::position::{nibble, occupied_nibbles, total, Position, BAR};
+use super::position::{nibble, occupied_nibbles, total, Position, BAR, LOW_BITS};
 
 /// Slots 6..=23 of a packed side (points 7 to 24).
 const OUTSIDE_HOME: u128 = ((1u128 << 96) - 1) & !((1u128 << 24) - 1);
@@ -82,16 +82,23 @@ impl fmt::Display for Play {
 #[derive(Clone, Debug, Default)]
 pub struct PlayList {
     origin: Position,
-    /// The mover's packed side after the play, with the hit set in bits 100..124.
-    keys: Vec<u128>,
-    steps: Vec<[Step; 4]>,
-    lens: Vec<u8>,
+    entries: Vec<Entry>,
     max_dice: u8,
     max_pips: u8,
-    /// Open-addressing set of `keys` (slot = index + 1 into `keys`, valid when its stamp is
-    /// current), so that deduplication stays linear in the number of sequences searched.
+    /// Open-addressing set of the entries' keys (slot = index into `entries`, valid when its
+    /// stamp is current), so that deduplication stays linear in the number of sequences searched.
     slots: Vec<(u32, u32)>,
     stamp: u32,
+}
+
+/// One generated play: the mover's packed side after it, with the hit set in bits 100..124,
+/// and the steps of the sequence that produced it.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u128,
+    /// The steps packed by [`step_bits`], step `k` in bits `16k..16k + 16`.
+    steps: u64,
+    len: u8,
 }
 
 const SIDE_MASK: u128 = (1u128 << 100) - 1;
@@ -104,17 +111,17 @@ impl PlayList {
 
     /// The number of plays (distinct resulting positions).
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.entries.len()
     }
 
     /// True when no play is possible.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.entries.is_empty()
     }
 
     /// The position after play `i`, with the opponent on roll.
     pub fn result(&self, i: usize) -> Position {
-        let key = self.keys[i];
+        let key = self.entries[i].key;
         let me = key & SIDE_MASK;
         let mut hits = (key >> 100) as u32;
         let mut opp = self.origin.opp;
@@ -131,8 +138,8 @@ impl PlayList {
     pub fn play(&self, i: usize) -> Play {
         Play {
             before: self.origin,
-            steps: self.steps[i],
-            len: self.lens[i],
+            steps: unpack_steps(self.entries[i].steps),
+            len: self.entries[i].len,
             after: self.result(i),
         }
     }
@@ -150,9 +157,7 @@ impl PlayList {
     }
 
     fn reset(&mut self) {
-        self.keys.clear();
-        self.steps.clear();
-        self.lens.clear();
+        self.entries.clear();
         if self.slots.is_empty() {
             self.slots = vec![(0, 0); 256];
         }
@@ -172,7 +177,7 @@ impl PlayList {
     /// Inserts `key` unless present; true when inserted.
     #[inline]
     fn insert(&mut self, key: u128) -> bool {
-        if (self.keys.len() + 1) * 2 > self.slots.len() {
+        if (self.entries.len() + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let mask = self.slots.len() - 1;
@@ -180,11 +185,10 @@ impl PlayList {
         loop {
             let (stamp, idx) = self.slots[i];
             if stamp != self.stamp {
-                self.slots[i] = (self.stamp, self.keys.len() as u32);
-                self.keys.push(key);
+                self.slots[i] = (self.stamp, self.entries.len() as u32);
                 return true;
             }
-            if self.keys[idx as usize] == key {
+            if self.entries[idx as usize].key == key {
                 return false;
             }
             i = (i + 1) & mask;
@@ -196,8 +200,8 @@ impl PlayList {
         self.slots = vec![(0, 0); size];
         self.stamp = 1;
         let mask = size - 1;
-        for (idx, &key) in self.keys.iter().enumerate() {
-            let mut i = Self::slot_of(key, mask);
+        for (idx, e) in self.entries.iter().enumerate() {
+            let mut i = Self::slot_of(e.key, mask);
             while self.slots[i].0 == self.stamp {
                 i = (i + 1) & mask;
             }
@@ -205,17 +209,26 @@ impl PlayList {
         }
     }
 
-    /// Appends a play known to differ from every other.
+    /// Appends a play of `dice` dice known to differ from every other (no bear-off, so the
+    /// pips follow from the dice), keeping only those of the most dice.
     #[inline]
-    fn push_unique(&mut self, me: u128, hits: u32, first: [Step; 2], dice: u8) {
-        self.keys.push(me | (hits as u128) << 100);
-        self.steps
-            .push([first[0], first[1], Step::default(), Step::default()]);
-        self.lens.push(dice);
+    fn push_max(&mut self, dice: u8, me: u128, hits: u32, steps: u64) {
+        if dice < self.max_dice {
+            return;
+        }
+        if dice > self.max_dice {
+            self.entries.clear();
+            self.max_dice = dice;
+        }
+        self.entries.push(Entry {
+            key: me | (hits as u128) << 100,
+            steps,
+            len: dice,
+        });
     }
 
     #[inline]
-    fn save(&mut self, dice: u8, pips: u8, me: u128, hits: u32, steps: &[Step; 4], dedup: bool) {
+    fn save(&mut self, dice: u8, pips: u8, me: u128, hits: u32, steps: u64, dedup: bool) {
         if dice < self.max_dice || pips < self.max_pips {
             return;
         }
@@ -225,13 +238,14 @@ impl PlayList {
             self.max_pips = pips;
         }
         let key = me | (hits as u128) << 100;
-        if !dedup {
-            self.keys.push(key);
-        } else if !self.insert(key) {
+        if dedup && !self.insert(key) {
             return;
         }
-        self.steps.push(*steps);
-        self.lens.push(dice);
+        self.entries.push(Entry {
+            key,
+            steps,
+            len: dice,
+        });
     }
 }
 
@@ -264,7 +278,7 @@ impl Gen<'_> {
         me: u128,
         occ: u32,
         hits: u32,
-        steps: &mut [Step; 4],
+        steps: u64,
     ) -> bool {
         if depth > 3 || self.dice[depth] == 0 {
             return true;
@@ -284,10 +298,11 @@ impl Gen<'_> {
                 occ2 &= !(1 << BAR);
             }
             let hits2 = hits | (self.blots & (1 << dst));
-            steps[depth] = Step {
-                from: 25,
-                to: dst as u8 + 1,
-            };
+            let steps = steps
+                | step_bits(Step {
+                    from: 25,
+                    to: dst as u8 + 1,
+                }) << (16 * depth);
             if last || self.sub(depth + 1, 23, pips2, me2, occ2, hits2, steps) {
                 self.list
                     .save(depth as u8 + 1, pips2, me2, hits2, steps, self.dedup);
@@ -321,7 +336,11 @@ impl Gen<'_> {
             } else {
                 (me - (1u128 << (4 * i)), 0)
             };
-            if self.prune && depth == 1 && to != 0 && steps[0].to != 0 && steps[0].to != i as u8 + 1
+            if self.prune
+                && depth == 1
+                && to != 0
+                && (steps >> 8) as u8 != 0
+                && (steps >> 8) as u8 != i as u8 + 1
             {
                 // Second order of a non-double, low die then high die on another checker, no
                 // bear-off: the first order played the high die first and reached the same
@@ -338,14 +357,15 @@ impl Gen<'_> {
                 occ2 |= 1 << (to - 1);
                 hits2 |= self.blots & (1 << (to - 1));
             }
-            steps[depth] = Step {
-                from: i as u8 + 1,
-                to,
-            };
+            let steps2 = steps
+                | step_bits(Step {
+                    from: i as u8 + 1,
+                    to,
+                }) << (16 * depth);
             let next_top = if self.double { i } else { 23 };
-            if last || self.sub(depth + 1, next_top, pips2, me2, occ2, hits2, steps) {
+            if last || self.sub(depth + 1, next_top, pips2, me2, occ2, hits2, steps2) {
                 self.list
-                    .save(depth as u8 + 1, pips2, me2, hits2, steps, self.dedup);
+                    .save(depth as u8 + 1, pips2, me2, hits2, steps2, self.dedup);
             }
         }
         !used
@@ -353,6 +373,215 @@ impl Gen<'_> {
 }
 
 impl Gen<'_> {
+    /// A double that cannot bear off this turn (a checker on the bar, or four or more outside
+    /// the home board): the same search as [`Gen::sub`] (bar entries first, then starts in
+    /// non-increasing order) without its general cases. Every sequence is a distinct multiset
+    /// of steps, so no deduplication is needed.
+    fn double_no_bear_off(&mut self, me: u128, occ: u32) {
+        let d = self.dice[0] as usize;
+        let mut steps = 0u64;
+        let bar = nibble(me, BAR) as usize;
+        let (mut me, mut occ, mut hits, mut depth) = (me, occ, 0u32, 0usize);
+        if bar > 0 {
+            let dst = 24 - d;
+            if self.blocked >> dst & 1 == 1 {
+                return;
+            }
+            let k = bar.min(4);
+            me = me - ((k as u128) << (4 * BAR)) + ((k as u128) << (4 * dst));
+            occ |= 1 << dst;
+            if bar == k {
+                occ &= !(1 << BAR);
+            }
+            hits = self.blots & (1 << dst);
+            for k in 0..k {
+                steps |= step_bits(Step {
+                    from: 25,
+                    to: dst as u8 + 1,
+                }) << (16 * k);
+            }
+            depth = k;
+            if k == 4 || bar > k {
+                self.list.push_max(k as u8, me, hits, steps);
+                return;
+            }
+        }
+        let movable = !(self.blocked << d) & 0x00ff_ffff & !((1u32 << d) - 1);
+        if self.double_dfs(depth, 23, d, movable, me, occ, hits, steps) && depth > 0 {
+            self.list.push_max(depth as u8, me, hits, steps);
+        }
+    }
+
+    /// Steps `depth..4` of [`Gen::double_no_bear_off`] from starts at most `top`; true when no
+    /// checker can move.
+    #[allow(clippy::too_many_arguments)]
+    fn double_dfs(
+        &mut self,
+        depth: usize,
+        top: usize,
+        d: usize,
+        movable: u32,
+        me: u128,
+        occ: u32,
+        hits: u32,
+        steps: u64,
+    ) -> bool {
+        if depth == 3 {
+            return self.double_last(top, d, movable, me, occ, hits, steps);
+        }
+        let mut cand = occ & movable & ((2u32 << top) - 1);
+        if cand == 0 {
+            return true;
+        }
+        let delta = &MOVE_DELTA[d];
+        while cand != 0 {
+            let i = 31 - cand.leading_zeros() as usize;
+            cand &= !(1 << i);
+            let to = i - d;
+            let me2 = me.wrapping_add(delta[i]);
+            let mut occ2 = occ | 1 << to;
+            if me & NIBBLE[i] == ONE[i] {
+                occ2 &= !(1 << i);
+            }
+            let hits2 = hits | (self.blots & (1 << to));
+            let steps2 = steps | (i as u64 + 1 | (to as u64 + 1) << 8) << (16 * depth);
+            if self.double_dfs(depth + 1, i, d, movable, me2, occ2, hits2, steps2) {
+                self.list.push_max(depth as u8 + 1, me2, hits2, steps2);
+            }
+        }
+        false
+    }
+
+    /// The fourth step of [`Gen::double_dfs`]: every start completes a play.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn double_last(
+        &mut self,
+        top: usize,
+        d: usize,
+        movable: u32,
+        me: u128,
+        occ: u32,
+        hits: u32,
+        steps: u64,
+    ) -> bool {
+        let mut cand = occ & movable & ((2u32 << top) - 1);
+        if cand == 0 {
+            return true;
+        }
+        let list = &mut *self.list;
+        if list.max_dice < 4 {
+            list.entries.clear();
+            list.max_dice = 4;
+        }
+        let delta = &MOVE_DELTA[d];
+        let blots = self.blots;
+        list.entries.reserve(cand.count_ones() as usize);
+        while cand != 0 {
+            let i = 31 - cand.leading_zeros() as usize;
+            cand &= !(1 << i);
+            let to = i - d;
+            let hits2 = hits | (blots & (1 << to));
+            list.entries.push(Entry {
+                key: me.wrapping_add(delta[i]) | (hits2 as u128) << 100,
+                steps: steps | (i as u64 + 1 | (to as u64 + 1) << 8) << 48,
+                len: 4,
+            });
+        }
+        false
+    }
+
+    /// A non-double with a checker on the bar (no bear-off is possible): the plays of
+    /// [`Gen::sub`] in its order, in closed form. With two or more on the bar the play enters
+    /// with each die it can. With one, it enters with one die and plays the other with any
+    /// checker; only the entered checker moving on reaches the same position in both orders
+    /// (a duplicate when neither entry hits).
+    fn non_double_bar(&mut self, me: u128, occ: u32) {
+        let (h, l) = (self.dice[0] as usize, self.dice[1] as usize);
+        let (e1, e2) = (24 - h, 24 - l);
+        let open1 = self.blocked >> e1 & 1 == 0;
+        let open2 = self.blocked >> e2 & 1 == 0;
+        let blots = self.blots;
+        let enter = |e: usize| ONE[e].wrapping_sub(ONE[BAR]);
+        let entry = |e: usize| 25 | (e as u64 + 1) << 8;
+        let list = &mut *self.list;
+        let entries = &mut list.entries;
+        if nibble(me, BAR) >= 2 {
+            let (dice, pips, enters) = match (open1, open2) {
+                (true, true) => (2, h + l, [e1, e2]),
+                (true, false) => (1, h, [e1, e1]),
+                (false, true) => (1, l, [e2, e2]),
+                (false, false) => return,
+            };
+            list.max_dice = dice;
+            list.max_pips = pips as u8;
+            let mut key = me.wrapping_add(enter(enters[0]));
+            let mut steps = entry(enters[0]);
+            if dice == 2 {
+                key = key.wrapping_add(enter(enters[1]));
+                steps |= entry(enters[1]) << 16;
+            }
+            let hits = blots & (1 << enters[0] | 1 << enters[1]);
+            entries.push(Entry {
+                key: key | (hits as u128) << 100,
+                steps,
+                len: dice,
+            });
+            return;
+        }
+        let open = !self.blocked & 0x00ff_ffff;
+        let occ = occ & 0x00ff_ffff;
+        // Enter with `e` (die `a`), then any checker moves die `b`.
+        let mut both = |e: usize, b: usize, skip: u32| {
+            let me2 = me.wrapping_add(enter(e));
+            let hits = blots & (1 << e);
+            let mut cand = (occ | 1 << e) & (open << b) & !skip;
+            let delta = &MOVE_DELTA[b];
+            while cand != 0 {
+                let i = 31 - cand.leading_zeros() as usize;
+                cand &= !(1 << i);
+                entries.push(Entry {
+                    key: me2.wrapping_add(delta[i])
+                        | ((hits | blots & (1 << (i - b))) as u128) << 100,
+                    steps: entry(e) | ((i as u64 + 1) | (i as u64 + 1 - b as u64) << 8) << 16,
+                    len: 2,
+                });
+            }
+        };
+        if open1 {
+            both(e1, l, 0);
+        }
+        if open2 {
+            // The entered checker moving on duplicates the first order's when that one could
+            // (same landing point) and neither entry hits.
+            let skip = if open1 && blots & (1 << e1 | 1 << e2) == 0 {
+                1 << e2
+            } else {
+                0
+            };
+            both(e2, h, skip);
+        }
+        if !entries.is_empty() {
+            list.max_dice = 2;
+            list.max_pips = (h + l) as u8;
+            return;
+        }
+        let (e, d) = if open1 {
+            (e1, h)
+        } else if open2 {
+            (e2, l)
+        } else {
+            return;
+        };
+        list.max_dice = 1;
+        list.max_pips = d as u8;
+        entries.push(Entry {
+            key: me.wrapping_add(enter(e)) | ((blots & (1 << e)) as u128) << 100,
+            steps: entry(e),
+            len: 1,
+        });
+    }
+
     /// A non-double with no checker on the bar and no bear-off possible: the plays in closed
     /// form, without search. Using both dice is one checker moving both (by either route; two
     /// plays when the routes hit differently) or two checkers moving one die each; a pair whose
@@ -364,56 +593,63 @@ impl Gen<'_> {
         let open = !self.blocked & 0x00ff_ffff;
         let movers = |d: usize| occ & 0x00ff_ffff & (open << d);
         let (sh, sl) = (movers(h), movers(l));
-        let one = |i: usize| 1u128 << (4 * i);
-        let blot = |i: usize| self.blots & (1 << i);
-        let step = |from: usize, to: usize| Step {
-            from: from as u8 + 1,
-            to: to as u8 + 1,
-        };
-        let pips = (h + l) as u8;
+        let blots = self.blots;
+        let (dh, dl) = (&MOVE_DELTA[h], &MOVE_DELTA[l]);
+        // Gnubg numbers of a step (from slot `i` by `d`), packed by `step_bits`.
+        let step = |i: usize, d: usize| (i as u64 + 1) | (i as u64 + 1 - d as u64) << 8;
         let list = &mut *self.list;
         list.max_dice = 2;
-        list.max_pips = pips;
+        list.max_pips = (h + l) as u8;
+        let entries = &mut list.entries;
+        entries.reserve((sh.count_ones() + 2) as usize * (sl.count_ones() + 2) as usize);
         // One checker, both dice.
         let mut cand = occ & 0x00ff_ffff & (open << (h + l)) & (sh | sl);
         while cand != 0 {
             let i = 31 - cand.leading_zeros() as usize;
             cand &= !(1 << i);
             let dst = i - h - l;
-            let moved = me - one(i) + one(dst);
+            let moved = me.wrapping_add(dh[i]).wrapping_add(dl[i - h]);
             let via_h = sh >> i & 1 == 1;
-            let hits_h = blot(i - h) | blot(dst);
-            let hits_l = blot(i - l) | blot(dst);
+            let hits_h = blots & (1 << (i - h) | 1 << dst);
+            let hits_l = blots & (1 << (i - l) | 1 << dst);
             if via_h {
-                list.push_unique(moved, hits_h, [step(i, i - h), step(i - h, dst)], 2);
+                entries.push(Entry {
+                    key: moved | (hits_h as u128) << 100,
+                    steps: step(i, h) | step(i - h, l) << 16,
+                    len: 2,
+                });
             }
             if sl >> i & 1 == 1 && (!via_h || hits_l != hits_h) {
-                list.push_unique(moved, hits_l, [step(i, i - l), step(i - l, dst)], 2);
+                entries.push(Entry {
+                    key: moved | (hits_l as u128) << 100,
+                    steps: step(i, l) | step(i - l, h) << 16,
+                    len: 2,
+                });
             }
         }
         // Two checkers, one die each.
+        let single = gather_nibbles(me & LOW_BITS & !((me >> 1) | (me >> 2) | (me >> 3)));
         let mut ah = sh;
         while ah != 0 {
             let i = 31 - ah.leading_zeros() as usize;
             ah &= !(1 << i);
-            let after_h = me - one(i) + one(i - h);
-            let mut bl = sl;
+            let after_h = me.wrapping_add(dh[i]);
+            let hit_h = blots & (1 << (i - h));
+            let step_h = step(i, h);
+            // Pairs that touch are one-checker plays; a lone checker cannot move twice.
+            let mut bl = sl & !(1 << (i - h)) & !(1u32 << (i + l)) & !(single & (1 << i));
             while bl != 0 {
                 let j = 31 - bl.leading_zeros() as usize;
                 bl &= !(1 << j);
-                if (j == i && nibble(me, i) < 2) || j + h == i || j == i + l {
-                    continue;
-                }
-                let moved = after_h - one(j) + one(j - l);
-                list.push_unique(
-                    moved,
-                    blot(i - h) | blot(j - l),
-                    [step(i, i - h), step(j, j - l)],
-                    2,
-                );
+                entries.push(Entry {
+                    key: after_h.wrapping_add(dl[j])
+                        | ((hit_h | blots & (1 << (j - l))) as u128) << 100,
+                    steps: step_h | step(j, l) << 16,
+                    len: 2,
+                });
             }
         }
-        if !list.is_empty() {
+        if !entries.is_empty() {
             return;
         }
         // A single die: the higher if it can be played.
@@ -423,15 +659,79 @@ impl Gen<'_> {
         while from != 0 {
             let i = 31 - from.leading_zeros() as usize;
             from &= !(1 << i);
-            let s = step(i, i - d);
-            list.push_unique(
-                me - one(i) + one(i - d),
-                blot(i - d),
-                [s, Step::default()],
-                1,
-            );
+            entries.push(Entry {
+                key: me.wrapping_add(MOVE_DELTA[d][i]) | ((blots & (1 << (i - d))) as u128) << 100,
+                steps: step(i, d),
+                len: 1,
+            });
         }
     }
+}
+
+/// `ONE[i]`: one checker on slot `i` of a packed side.
+const ONE: [u128; 25] = {
+    let mut t = [0u128; 25];
+    let mut i = 0;
+    while i < 25 {
+        t[i] = 1 << (4 * i);
+        i += 1;
+    }
+    t
+};
+
+/// `NIBBLE[i]`: the four bits of slot `i` of a packed side.
+const NIBBLE: [u128; 25] = {
+    let mut t = [0u128; 25];
+    let mut i = 0;
+    while i < 25 {
+        t[i] = 15 << (4 * i);
+        i += 1;
+    }
+    t
+};
+
+/// `MOVE_DELTA[d][i]`: added (wrapping) to a packed side, moves a checker from slot `i` to slot
+/// `i - d` (zero where `i < d`).
+const MOVE_DELTA: [[u128; 25]; 7] = {
+    let mut t = [[0u128; 25]; 7];
+    let mut d = 1;
+    while d < 7 {
+        let mut i = d;
+        while i < 25 {
+            t[d][i] = ONE[i - d].wrapping_sub(ONE[i]);
+            i += 1;
+        }
+        d += 1;
+    }
+    t
+};
+
+/// A step packed in 16 bits: `from` in the low byte, `to` in the high byte.
+#[inline]
+fn step_bits(s: Step) -> u64 {
+    s.from as u64 | (s.to as u64) << 8
+}
+
+/// The four steps packed by [`step_bits`].
+fn unpack_steps(x: u64) -> [Step; 4] {
+    let mut steps = [Step::default(); 4];
+    for (k, s) in steps.iter_mut().enumerate() {
+        s.from = (x >> (16 * k)) as u8;
+        s.to = (x >> (16 * k + 8)) as u8;
+    }
+    steps
+}
+
+/// Bits 4i of a packed side (i in 0..25) gathered into bit i.
+#[inline]
+fn gather_nibbles(x: u128) -> u32 {
+    fn gather64(mut x: u64) -> u64 {
+        x = (x | x >> 3) & 0x0303_0303_0303_0303;
+        x = (x | x >> 6) & 0x000f_000f_000f_000f;
+        x = (x | x >> 12) & 0x0000_00ff_0000_00ff;
+        (x | x >> 24) & 0xffff
+    }
+    (gather64(x as u64) | gather64((x >> 64) as u64) << 16) as u32
 }
 
 impl Position {
@@ -439,19 +739,12 @@ impl Position {
     /// their number.
     pub fn generate_plays(&self, dice: Dice, list: &mut PlayList) -> usize {
         list.clear(*self);
-        let mut blocked = 0u32;
-        let mut blots = 0u32;
-        // Bit 4j of `occ` is set when the opponent has checkers on its slot j (bar excluded).
-        let mut occ = occupied_nibbles(self.opp) & ((1u128 << 96) - 1);
-        while occ != 0 {
-            let j = occ.trailing_zeros() as usize / 4;
-            occ &= occ - 1;
-            if nibble(self.opp, j) == 1 {
-                blots |= 1 << (23 - j);
-            } else {
-                blocked |= 1 << (23 - j);
-            }
-        }
+        // Bit 4j set when the opponent has two or more checkers (a block) or exactly one (a
+        // blot) on its slot j, bar excluded; seen from the mover, its slot j is slot 23 - j.
+        let multi = ((self.opp >> 1) | (self.opp >> 2) | (self.opp >> 3)) & LOW_BITS;
+        let single = self.opp & LOW_BITS & !multi;
+        let blocked = (gather_nibbles(multi) & 0x00ff_ffff).reverse_bits() >> 8;
+        let blots = (gather_nibbles(single) & 0x00ff_ffff).reverse_bits() >> 8;
         let (h, l) = (dice.high(), dice.low());
         let double = h == l;
         let mut gen = Gen {
@@ -463,25 +756,28 @@ impl Position {
             dedup: true,
             list,
         };
-        let mut steps = [Step::default(); 4];
-        let mut occ = 0u32;
-        let mut nibbles = occupied_nibbles(self.me);
-        while nibbles != 0 {
-            occ |= 1 << (nibbles.trailing_zeros() / 4);
-            nibbles &= nibbles - 1;
+        let occ = gather_nibbles(occupied_nibbles(self.me));
+        if !double && occ >> BAR != 0 {
+            gen.non_double_bar(self.me, occ);
+            return gen.list.len();
         }
         // Three checkers outside the home board: no bear-off this turn for a non-double.
         if !double && occ >> BAR == 0 && total(self.me & OUTSIDE_HOME) >= 3 {
             gen.two_dice_contact(self.me, occ);
             return gen.list.len();
         }
+        // A checker on the bar, or four outside the home board: no bear-off with four steps.
+        if double && (occ >> BAR != 0 || total(self.me & OUTSIDE_HOME) >= 4) {
+            gen.double_no_bear_off(self.me, occ);
+            return gen.list.len();
+        }
         // Five checkers outside the home board (bar included): no bear-off with four steps.
         gen.dedup = !double || total(self.me & (OUTSIDE_HOME | 15u128 << (4 * BAR))) < 5;
-        gen.sub(0, 23, 0, self.me, occ, 0, &mut steps);
+        gen.sub(0, 23, 0, self.me, occ, 0, 0);
         if !double {
             gen.dice = [l, h, 0, 0];
             gen.prune = nibble(self.me, BAR) == 0;
-            gen.sub(0, 23, 0, self.me, occ, 0, &mut steps);
+            gen.sub(0, 23, 0, self.me, occ, 0, 0);
         }
         gen.list.len()
     }
