@@ -27,7 +27,7 @@ fn solve_all<T: Table>(table: &mut T, positions: &[Position], threads: usize) ->
 
 fn bench_solver(c: &mut Criterion) {
     let positions = bilitaire_suite(17, 8);
-    let mut atomic = AtomicTable::with_megabytes(32);
+    let mut atomic = AtomicTable::with_megabytes(4);
     let mut dash = DashTable::new();
     let expected = solve_all(&mut atomic, &positions, 1);
     assert_eq!(solve_all(&mut dash, &positions, 1), expected);

@@ -4,8 +4,7 @@ use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
 use std::cmp::Ordering;
-use std::time::{Duration, Instant};
-use tabula_engine::perft::{divide, perft};
+use std::time::Duration;
 use tabula_engine::pylos::{self, Color, Position, Rules, START, WIN};
 use tabula_engine::{Game, Role, Scored};
 use tabula_solver::{AtomicTable, Entry, Evaluate, SearchOptions, SearchReport, Searcher, Table};
@@ -250,37 +249,7 @@ fn play(common: &Common, moves: &str) -> CliResult {
 }
 
 fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {
-    let pos = common.position()?;
-    let started = Instant::now();
-    let (nodes, parts) = if split && depth > 0 {
-        let parts = divide(&pos, depth);
-        (parts.iter().map(|(_, n)| n).sum(), Some(parts))
-    } else {
-        (perft(&pos, depth), None)
-    };
-    let elapsed = started.elapsed();
-    if common.json {
-        let mut out = json!({ "depth": depth, "nodes": nodes });
-        if let Some(parts) = &parts {
-            out["divide"] = parts
-                .iter()
-                .map(|(mv, n)| (mv.to_string(), json!(n)))
-                .collect::<serde_json::Map<_, _>>()
-                .into();
-        }
-        println!("{out}");
-    } else {
-        for (mv, n) in parts.iter().flatten() {
-            println!("{mv}: {n}");
-        }
-        println!("perft {depth}: {nodes}");
-        eprintln!(
-            "{:.3} s, {:.1} M nodes/s",
-            elapsed.as_secs_f64(),
-            nodes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6
-        );
-    }
-    Ok(())
+    crate::common::run_perft(&common.position()?, depth, split, common.json)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -573,7 +573,7 @@ impl<'t, T: Table> Searcher<'t, T> {
     pub fn principal_variation<G: Searchable>(
         &self,
         pos: &G,
-        value: i32,
+        mut value: i32,
         depth: u8,
     ) -> Result<Vec<G::Move>, Aborted>
     where
@@ -613,6 +613,11 @@ impl<'t, T: Table> Searcher<'t, T> {
             pv.push(mv);
             pos = child;
             depth = child_depth;
+            // The child's own value is the one that backs up to this one (a distance-scored
+            // win one ply nearer the end).
+            if G::backed_up(value) != value {
+                value = G::child_threshold(value);
+            }
         }
         Ok(pv)
     }

@@ -9,12 +9,17 @@
 //!
 //! The search works on the mover's 25 packed counts, a 25-bit set of its occupied slots and a
 //! 24-bit set of the opponent's blots it hit: the opponent's blocks never change during a play,
-//! so the legal starts for a die are one mask operation. In the second die order of a
-//! non-double it skips the sequences the first order already produced (two different checkers,
-//! no bear-off, no bar), and a hash set removes the remaining duplicate positions (doubles that
-//! cannot bear off have none). Non-doubles with no checker on the bar and three or more outside
-//! the home board (the common contact case) are built in closed form instead, by
-//! `Gen::two_dice_contact`; both paths are checked against gnubg's lists.
+//! so the legal starts for a die are one mask operation, and moving a checker is one addition
+//! from a table. In the second die order of a non-double it skips the sequences the first order
+//! already produced (two different checkers, no bear-off, no bar), and the remaining duplicate
+//! positions are removed by a linear scan of a short list, or a hash set once it grows.
+//!
+//! The common cases skip the general search and produce the same plays in the same order:
+//! non-doubles with no checker on the bar and three or more outside the home board
+//! (`Gen::two_dice_contact`) and non-doubles with a checker on the bar (`Gen::non_double_bar`)
+//! in closed form, and doubles that cannot bear off (a checker on the bar or four outside the
+//! home board: `Gen::double_no_bear_off`) by a search specialised per step with no
+//! deduplication. All paths are checked against gnubg's lists.
 
 use std::fmt;
 
@@ -89,7 +94,12 @@ pub struct PlayList {
     /// stamp is current), so that deduplication stays linear in the number of sequences searched.
     slots: Vec<(u32, u32)>,
     stamp: u32,
+    /// True when `slots` holds every entry (small lists are searched linearly instead).
+    hashed: bool,
 }
+
+/// Entries searched linearly for duplicates before the hash set is built.
+const LINEAR_DEDUP: usize = 16;
 
 /// One generated play: the mover's packed side after it, with the hit set in bits 100..124,
 /// and the steps of the sequence that produced it.
@@ -158,6 +168,19 @@ impl PlayList {
 
     fn reset(&mut self) {
         self.entries.clear();
+        if self.hashed {
+            self.hashed = false;
+            self.stamp = self.stamp.wrapping_add(1);
+            if self.stamp == 0 {
+                self.slots.fill((0, 0));
+                self.stamp = 1;
+            }
+        }
+    }
+
+    /// Builds the hash set of the current entries.
+    #[cold]
+    fn build_set(&mut self) {
         if self.slots.is_empty() {
             self.slots = vec![(0, 0); 256];
         }
@@ -165,6 +188,15 @@ impl PlayList {
         if self.stamp == 0 {
             self.slots.fill((0, 0));
             self.stamp = 1;
+        }
+        self.hashed = true;
+        let mask = self.slots.len() - 1;
+        for (idx, e) in self.entries.iter().enumerate() {
+            let mut i = Self::slot_of(e.key, mask);
+            while self.slots[i].0 == self.stamp {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (self.stamp, idx as u32);
         }
     }
 
@@ -177,6 +209,12 @@ impl PlayList {
     /// Inserts `key` unless present; true when inserted.
     #[inline]
     fn insert(&mut self, key: u128) -> bool {
+        if !self.hashed {
+            if self.entries.len() < LINEAR_DEDUP {
+                return self.entries.iter().all(|e| e.key != key);
+            }
+            self.build_set();
+        }
         if (self.entries.len() + 1) * 2 > self.slots.len() {
             self.grow();
         }
@@ -227,7 +265,7 @@ impl PlayList {
         });
     }
 
-    #[inline]
+    #[inline(always)]
     fn save(&mut self, dice: u8, pips: u8, me: u128, hits: u32, steps: u64, dedup: bool) {
         if dice < self.max_dice || pips < self.max_pips {
             return;
@@ -292,7 +330,7 @@ impl Gen<'_> {
             if self.blocked >> dst & 1 == 1 {
                 return true;
             }
-            let me2 = me - (1u128 << (4 * BAR)) + (1u128 << (4 * dst));
+            let me2 = me.wrapping_add(ONE[dst].wrapping_sub(ONE[BAR]));
             let mut occ2 = occ | 1 << dst;
             if nibble(me2, BAR) == 0 {
                 occ2 &= !(1 << BAR);
@@ -329,12 +367,9 @@ impl Gen<'_> {
             let i = 31 - cand.leading_zeros() as usize;
             cand &= !(1 << i);
             let (me2, to) = if i >= d {
-                (
-                    me - (1u128 << (4 * i)) + (1u128 << (4 * (i - d))),
-                    (i - d) as u8 + 1,
-                )
+                (me.wrapping_add(MOVE_DELTA[d][i]), (i - d) as u8 + 1)
             } else {
-                (me - (1u128 << (4 * i)), 0)
+                (me - ONE[i], 0)
             };
             if self.prune
                 && depth == 1
@@ -348,10 +383,7 @@ impl Gen<'_> {
                 // the outset). Only chains of one checker and bear-offs depend on the order.
                 continue;
             }
-            let mut occ2 = occ;
-            if nibble(me2, i) == 0 {
-                occ2 &= !(1 << i);
-            }
+            let mut occ2 = occ & !(((me2 & NIBBLE[i] == 0) as u32) << i);
             let mut hits2 = hits;
             if to != 0 {
                 occ2 |= 1 << (to - 1);
@@ -407,17 +439,22 @@ impl Gen<'_> {
             }
         }
         let movable = !(self.blocked << d) & 0x00ff_ffff & !((1u32 << d) - 1);
-        if self.double_dfs(depth, 23, d, movable, me, occ, hits, steps) && depth > 0 {
+        let none = match depth {
+            0 => self.double_dfs::<0>(23, d, movable, me, occ, hits, steps),
+            1 => self.double_dfs::<1>(23, d, movable, me, occ, hits, steps),
+            2 => self.double_dfs::<2>(23, d, movable, me, occ, hits, steps),
+            _ => self.double_last(23, d, movable, me, occ, hits, steps),
+        };
+        if none && depth > 0 {
             self.list.push_max(depth as u8, me, hits, steps);
         }
     }
 
-    /// Steps `depth..4` of [`Gen::double_no_bear_off`] from starts at most `top`; true when no
+    /// Steps `DEPTH..4` of [`Gen::double_no_bear_off`] from starts at most `top`; true when no
     /// checker can move.
     #[allow(clippy::too_many_arguments)]
-    fn double_dfs(
+    fn double_dfs<const DEPTH: usize>(
         &mut self,
-        depth: usize,
         top: usize,
         d: usize,
         movable: u32,
@@ -426,9 +463,6 @@ impl Gen<'_> {
         hits: u32,
         steps: u64,
     ) -> bool {
-        if depth == 3 {
-            return self.double_last(top, d, movable, me, occ, hits, steps);
-        }
         let mut cand = occ & movable & ((2u32 << top) - 1);
         if cand == 0 {
             return true;
@@ -439,14 +473,16 @@ impl Gen<'_> {
             cand &= !(1 << i);
             let to = i - d;
             let me2 = me.wrapping_add(delta[i]);
-            let mut occ2 = occ | 1 << to;
-            if me & NIBBLE[i] == ONE[i] {
-                occ2 &= !(1 << i);
-            }
+            let occ2 = (occ | 1 << to) & !(((me & NIBBLE[i] == ONE[i]) as u32) << i);
             let hits2 = hits | (self.blots & (1 << to));
-            let steps2 = steps | (i as u64 + 1 | (to as u64 + 1) << 8) << (16 * depth);
-            if self.double_dfs(depth + 1, i, d, movable, me2, occ2, hits2, steps2) {
-                self.list.push_max(depth as u8 + 1, me2, hits2, steps2);
+            let steps2 = steps | move_bits(i, to) << (16 * DEPTH);
+            let none = match DEPTH {
+                0 => self.double_dfs::<1>(i, d, movable, me2, occ2, hits2, steps2),
+                1 => self.double_dfs::<2>(i, d, movable, me2, occ2, hits2, steps2),
+                _ => self.double_last(i, d, movable, me2, occ2, hits2, steps2),
+            };
+            if none {
+                self.list.push_max(DEPTH as u8 + 1, me2, hits2, steps2);
             }
         }
         false
@@ -454,7 +490,7 @@ impl Gen<'_> {
 
     /// The fourth step of [`Gen::double_dfs`]: every start completes a play.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn double_last(
         &mut self,
         top: usize,
@@ -484,7 +520,7 @@ impl Gen<'_> {
             let hits2 = hits | (blots & (1 << to));
             list.entries.push(Entry {
                 key: me.wrapping_add(delta[i]) | (hits2 as u128) << 100,
-                steps: steps | (i as u64 + 1 | (to as u64 + 1) << 8) << 48,
+                steps: steps | move_bits(i, to) << 48,
                 len: 4,
             });
         }
@@ -543,7 +579,7 @@ impl Gen<'_> {
                 entries.push(Entry {
                     key: me2.wrapping_add(delta[i])
                         | ((hits | blots & (1 << (i - b))) as u128) << 100,
-                    steps: entry(e) | ((i as u64 + 1) | (i as u64 + 1 - b as u64) << 8) << 16,
+                    steps: entry(e) | move_bits(i, i - b) << 16,
                     len: 2,
                 });
             }
@@ -596,7 +632,7 @@ impl Gen<'_> {
         let blots = self.blots;
         let (dh, dl) = (&MOVE_DELTA[h], &MOVE_DELTA[l]);
         // Gnubg numbers of a step (from slot `i` by `d`), packed by `step_bits`.
-        let step = |i: usize, d: usize| (i as u64 + 1) | (i as u64 + 1 - d as u64) << 8;
+        let step = |i: usize, d: usize| move_bits(i, i - d);
         let list = &mut *self.list;
         list.max_dice = 2;
         list.max_pips = (h + l) as u8;
@@ -710,6 +746,12 @@ const MOVE_DELTA: [[u128; 25]; 7] = {
 #[inline]
 fn step_bits(s: Step) -> u64 {
     s.from as u64 | (s.to as u64) << 8
+}
+
+/// [`step_bits`] of the step from slot `i` to slot `to` (both on the board).
+#[inline]
+fn move_bits(i: usize, to: usize) -> u64 {
+    (i as u64 + 1) | ((to as u64 + 1) << 8)
 }
 
 /// The four steps packed by [`step_bits`].
