@@ -40,3 +40,18 @@ pub fn run_perft<G: Game>(pos: &G, depth: u32, split: bool, json: bool) -> CliRe
     }
     Ok(())
 }
+
+/// `moves`: every legal move in the game's notation, one a line or as a JSON array of strings.
+pub fn print_moves<G: Game>(pos: &G, json: bool) -> CliResult {
+    let mut list = Vec::new();
+    pos.legal_moves(&mut list);
+    let names: Vec<String> = list.iter().map(ToString::to_string).collect();
+    if json {
+        println!("{}", json!(names));
+    } else {
+        for name in &names {
+            println!("{name}");
+        }
+    }
+    Ok(())
+}

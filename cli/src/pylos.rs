@@ -211,18 +211,7 @@ fn show(common: &Common) -> CliResult {
 }
 
 fn moves(common: &Common) -> CliResult {
-    let pos = common.position()?;
-    let mut list = Vec::new();
-    pos.legal_moves(&mut list);
-    let names: Vec<String> = list.iter().map(ToString::to_string).collect();
-    if common.json {
-        println!("{}", json!(names));
-    } else {
-        for name in &names {
-            println!("{name}");
-        }
-    }
-    Ok(())
+    crate::common::print_moves(&common.position()?, common.json)
 }
 
 fn play(common: &Common, moves: &str) -> CliResult {
