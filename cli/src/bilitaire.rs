@@ -34,8 +34,8 @@ enum Command {
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
         level: u8,
         /// Engine thinking time per move in seconds (overrides --level).
-        #[arg(long)]
-        time: Option<f64>,
+        #[arg(long, value_parser = crate::common::parse_seconds)]
+        time: Option<Duration>,
         /// Rounds to play: 2 is a full match (roles swapped), 1 a single round.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=2))]
         rounds: u8,
@@ -54,8 +54,8 @@ enum Command {
         #[command(flatten)]
         search: SearchArgs,
         /// Stop after this many seconds.
-        #[arg(long)]
-        time: Option<f64>,
+        #[arg(long, value_parser = crate::common::parse_seconds)]
+        time: Option<Duration>,
         /// Stop after this many nodes.
         #[arg(long)]
         nodes: Option<u64>,
@@ -136,21 +136,10 @@ pub fn run(args: Args) -> CliResult {
             time,
             rounds,
         } => {
-            let seconds = match time {
-                Some(t) if !(t.is_finite() && t > 0.0) => {
-                    return Err(CliError::new(format!(
-                        "invalid value '{t}' for '--time': expected a positive number of seconds"
-                    )))
-                }
-                Some(t) => t,
-                None => [0.1, 0.5, 2.0, 5.0, 15.0][usize::from(level - 1)],
-            };
-            crate::bilitaire_game::run_match(
-                common.position()?,
-                role,
-                Duration::from_secs_f64(seconds),
-                rounds,
-            )
+            let time = time.unwrap_or_else(|| {
+                Duration::from_secs_f64([0.1, 0.5, 2.0, 5.0, 15.0][usize::from(level - 1)])
+            });
+            crate::bilitaire_game::run_match(common.position()?, role, time, rounds)
         }
         Command::Perft {
             common,
@@ -163,17 +152,7 @@ pub fn run(args: Args) -> CliResult {
             search,
             time,
             nodes,
-        } => {
-            let time = match time {
-                Some(t) if !(t.is_finite() && t > 0.0) => {
-                    return Err(CliError::new(format!(
-                        "invalid value '{t}' for '--time': expected a positive number of seconds"
-                    )))
-                }
-                t => t.map(Duration::from_secs_f64),
-            };
-            solve(&common, &search, Some(time), nodes)
-        }
+        } => solve(&common, &search, Some(time), nodes),
     }
 }
 

@@ -55,3 +55,12 @@ pub fn print_moves<G: Game>(pos: &G, json: bool) -> CliResult {
     }
     Ok(())
 }
+
+/// Parses `--time` values: a positive, finite number of seconds (below 10^9, which
+/// `Duration` can hold).
+pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 && t < 1e9 => Ok(std::time::Duration::from_secs_f64(t)),
+        _ => Err("expected a positive number of seconds".into()),
+    }
+}

@@ -93,25 +93,14 @@ struct SearchArgs {
     #[arg(long)]
     no_symmetry: bool,
     /// Stop after this many seconds.
-    #[arg(long)]
-    time: Option<f64>,
+    #[arg(long, value_parser = crate::common::parse_seconds)]
+    time: Option<Duration>,
     /// Stop after this many nodes.
     #[arg(long)]
     nodes: Option<u64>,
     /// Deepest iteration (plies) of the iterative deepening.
     #[arg(long, default_value_t = 254, value_parser = clap::value_parser!(u8).range(1..=254))]
     max_depth: u8,
-}
-
-impl SearchArgs {
-    fn time(&self) -> Result<Option<Duration>, CliError> {
-        match self.time {
-            Some(t) if !(t.is_finite() && t > 0.0 && t < 1e9) => Err(CliError::new(format!(
-                "invalid value '{t}' for '--time': expected a positive number of seconds"
-            ))),
-            t => Ok(t.map(Duration::from_secs_f64)),
-        }
-    }
 }
 
 #[derive(ClapArgs, Debug)]
@@ -378,7 +367,7 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
     let options = SearchOptions {
         threads: search.threads as usize,
         symmetry: !search.no_symmetry,
-        time: search.time()?,
+        time: search.time,
         nodes: search.nodes,
         ..SearchOptions::default()
     };
@@ -515,7 +504,9 @@ mod tests {
         let err = run_words(&["solve", "--position", over]).unwrap_err();
         assert_eq!(err.0, "the game is over (black wins): nothing to solve");
         let err = run_words(&["analyze", "--time", "0"]).unwrap_err();
-        assert!(err.0.contains("'--time'"), "{}", err.0);
+        // Rejected by the shared `--time` parser, which names the option and what it wants.
+        assert!(err.0.contains("'--time <TIME>'"), "{}", err.0);
+        assert!(err.0.contains("positive number of seconds"), "{}", err.0);
         assert!(run_words(&["solve", "--time", "nan"]).is_err());
         assert!(run_words(&["solve", "--hash", "0"]).is_err());
         assert!(run_words(&["solve", "--threads", "0"]).is_err());

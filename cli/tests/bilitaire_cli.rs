@@ -97,6 +97,15 @@ fn bad_input_exits_with_code_2_and_one_line() {
     assert_bad_input(&["bilitaire", "perft"], "--depth");
     assert_bad_input(&["bilitaire", "frobnicate"], "unrecognized subcommand");
     assert_bad_input(&["bilitaire", "show", "--rules", "chaos"], "invalid value");
+    // Too long for a Duration: once a panic, now a clean error.
+    assert_bad_input(
+        &["bilitaire", "analyze", "--time", "1e30"],
+        "positive number of seconds",
+    );
+    assert_bad_input(
+        &["bilitaire", "play", "--time", "nan"],
+        "positive number of seconds",
+    );
 }
 
 #[test]
