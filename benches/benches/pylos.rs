@@ -1,11 +1,16 @@
 //! Pylos perft speed: leaf nodes per second from the start and from mid-game positions with
 //! take-backs. Every count is asserted before it is timed (all come from the
 //! `engine/tests/data/pylos-*.perft` files, confirmed by `scripts/pylos_perft.py`).
+//!
+//! Also the exact children's-rules solve of a fixed suite of mid-game positions
+//! (`tabula_benches::pylos_children_suite`), whose verdicts are asserted first: every value is
+//! exact and on the side of 0 that the separate win/loss test proves.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use tabula_engine::perft::perft;
 use tabula_engine::pylos::{Position, Rules, Takeback, Variant, START};
+use tabula_solver::{AtomicTable, Entry, Evaluate, SearchOptions, Searcher};
 
 /// (name, rules, position, depth, nodes).
 const CASES: &[(&str, Variant, Takeback, &str, u32, u64)] = &[
@@ -63,5 +68,41 @@ fn bench_perft(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_perft);
+/// The exact value (distance-scored, black's payoff) of `pos`, from a fresh table.
+fn children_solve(pos: &Position) -> (i32, bool) {
+    let table = AtomicTable::with_megabytes(16);
+    let searcher = Searcher::new(&table, SearchOptions::default());
+    let b = searcher
+        .value(pos, Entry::PROVEN, pos.evaluate())
+        .expect("no limits");
+    (b.value, b.exact)
+}
+
+fn bench_children_solve(c: &mut Criterion) {
+    let suite = tabula_benches::pylos_children_suite(20, 8);
+    assert_eq!(suite.len(), 8);
+    for pos in &suite {
+        let (value, exact) = children_solve(pos);
+        let table = AtomicTable::with_megabytes(16);
+        let black_wins = Searcher::new(&table, SearchOptions::default())
+            .prove_at_least(pos, 1)
+            .expect("no limits");
+        assert!(exact && value != 0, "{pos}: {value}");
+        assert_eq!(value > 0, black_wins, "{pos}: {value}");
+    }
+    let mut group = c.benchmark_group("pylos-children-solve");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(suite.len() as u64));
+    group.bench_function("20-balls-x8", |b| {
+        b.iter(|| {
+            suite
+                .iter()
+                .map(|p| children_solve(black_box(p)).0)
+                .sum::<i32>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_perft, bench_children_solve);
 criterion_main!(benches);

@@ -48,3 +48,20 @@ pub fn bilitaire_suite(balls: u32, count: usize) -> Vec<Position> {
         .take(count)
         .collect()
 }
+
+/// A fixed suite of children's-rules Pylos positions: the first `count` random games (seeds
+/// from `1000 * balls`) that pass through a position, not yet decided, with `balls` balls on the
+/// board.
+pub fn pylos_children_suite(balls: u32, count: usize) -> Vec<tabula_engine::pylos::Position> {
+    use tabula_engine::pylos::{Position, Rules, Takeback, Variant};
+    let start = Position::start(Rules::new(Variant::Children, Takeback::Optional));
+    (0..)
+        .filter_map(|i| {
+            random_playout(&start, 1000 * u64::from(balls) + i, |p: &Position| {
+                p.occupied().count_ones() >= balls
+            })
+            .filter(|p| p.occupied().count_ones() == balls && !p.is_over())
+        })
+        .take(count)
+        .collect()
+}

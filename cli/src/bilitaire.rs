@@ -136,9 +136,7 @@ pub fn run(args: Args) -> CliResult {
             time,
             rounds,
         } => {
-            let time = time.unwrap_or_else(|| {
-                Duration::from_secs_f64([0.1, 0.5, 2.0, 5.0, 15.0][usize::from(level - 1)])
-            });
+            let time = time.unwrap_or_else(|| crate::interactive::level_time(level));
             crate::bilitaire_game::run_match(common.position()?, role, time, rounds)
         }
         Command::Perft {

@@ -1,17 +1,15 @@
 //! `tabula bilitaire play` without `--moves`: a human against the engine in the terminal.
 //!
 //! A match is two rounds with the roles swapped; whoever, as ball player, left fewer balls wins
-//! (equal scores draw). The engine thinks by iterative deepening under a fixed time per move
-//! and plays its best move from the last completed depth.
+//! (equal scores draw). The terminal loop itself is [`crate::interactive`].
 
 use crate::bilitaire::board_diagram;
 use crate::error::CliResult;
+use crate::interactive::{play_game, Interactive};
 use clap::ValueEnum;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::time::Duration;
 use tabula_engine::bilitaire::{Move, Position, Side};
-use tabula_engine::Game;
-use tabula_solver::{AtomicTable, SearchOptions, Searcher};
 
 /// The role the human takes in the first round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -39,20 +37,18 @@ impl HumanRole {
     }
 }
 
-/// The engine's move: the best of the deepest search finished within `time`; the first
-/// legal move if not even one ply finished.
-fn engine_move(pos: &Position, time: Duration, table: &AtomicTable) -> Move {
-    let options = SearchOptions {
-        time: Some(time),
-        ..SearchOptions::default()
-    };
-    let searcher = Searcher::new(table, options);
-    let best = searcher.analyze(pos, 200, |_| {}).and_then(|r| r.best);
-    best.unwrap_or_else(|| {
-        let mut moves = Vec::new();
-        pos.legal_moves(&mut moves);
-        moves[0]
-    })
+impl Interactive for Position {
+    fn diagram(&self) -> String {
+        board_diagram(self)
+    }
+
+    fn mover(&self) -> String {
+        self.side().to_string()
+    }
+
+    fn parse_human_move(&self, text: &str) -> Result<Move, String> {
+        self.parse_move(text).map_err(|e| e.to_string())
+    }
 }
 
 /// Plays one round from `start`; returns the balls left, or `None` if the human quit.
@@ -62,52 +58,14 @@ fn play_round(
     time: Duration,
     input: &mut impl BufRead,
 ) -> Option<u32> {
-    let table = AtomicTable::with_megabytes(64);
-    let mut pos = start;
-    let mut line = String::new();
-    while !pos.is_over() {
-        if !human.moves_at(pos.side()) {
-            let mv = engine_move(&pos, time, &table);
-            println!("engine plays {mv}");
-            pos = pos.play(mv);
-            continue;
-        }
-        print!("{}", board_diagram(&pos));
-        println!("{pos}");
-        print!(
-            "your move ({}; 'moves', 'hint', 'auto', 'quit'): ",
-            pos.side()
-        );
-        let _ = std::io::stdout().flush();
-        line.clear();
-        if input.read_line(&mut line).ok()? == 0 {
-            println!();
-            return None;
-        }
-        match line.trim() {
-            "" => continue,
-            "quit" | "q" => return None,
-            "moves" => {
-                let mut moves = Vec::new();
-                pos.legal_moves(&mut moves);
-                let names: Vec<String> = moves.iter().map(ToString::to_string).collect();
-                println!("{}", names.join(" "));
-            }
-            "hint" => println!("engine suggests {}", engine_move(&pos, time, &table)),
-            "auto" => {
-                let mv = engine_move(&pos, time, &table);
-                println!("you play {mv}");
-                pos = pos.play(mv);
-            }
-            text => match pos.parse_move(text) {
-                Ok(mv) => pos = pos.play(mv),
-                Err(e) => println!("{e}"),
-            },
-        }
-    }
-    println!("{pos}");
-    println!("round over: {} balls left", pos.ball_count());
-    Some(pos.ball_count())
+    let end = play_game(
+        start,
+        |pos: &Position| human.moves_at(pos.side()),
+        time,
+        input,
+    )?;
+    println!("round over: {} balls left", end.ball_count());
+    Some(end.ball_count())
 }
 
 /// A match (or a single round) against the engine, reading moves from standard input.

@@ -6,7 +6,10 @@ mod bilitaire;
 mod bilitaire_game;
 mod common;
 mod error;
+mod interactive;
 mod pylos;
+mod pylos_game;
+mod tablebase;
 
 use clap::{Parser, Subcommand};
 use error::{CliError, EXIT_BAD_INPUT};
@@ -30,6 +33,8 @@ enum GameCommand {
     Bilitaire(bilitaire::Args),
     /// Pylos (David G. Royffe): stack the pyramid, take back balls on own squares and lines.
     Pylos(pylos::Args),
+    /// Endgame databases: build and probe the backgammon bearoff tablebases.
+    Tablebase(tablebase::Args),
 }
 
 fn main() {
@@ -70,6 +75,7 @@ fn main() {
         GameCommand::Backgammon(args) => backgammon::run(args),
         GameCommand::Bilitaire(args) => bilitaire::run(args),
         GameCommand::Pylos(args) => pylos::run(args),
+        GameCommand::Tablebase(args) => tablebase::run(args),
     };
     if let Err(err) = result {
         fail(err);

@@ -21,13 +21,23 @@ enum Command {
     Show(Common),
     /// List every legal move (place `0b2`, raise `0a1-1b2`, take-backs `x1b2x0a1`).
     Moves(Common),
-    /// Apply moves and print the resulting position string.
+    /// With `--moves`: apply moves and print the resulting position string. Without: play a
+    /// game against the engine in the terminal.
     Play {
         #[command(flatten)]
         common: Common,
         /// Moves separated by spaces, e.g. "0a1 0d4 0b1".
         #[arg(long, allow_hyphen_values = true)]
-        moves: String,
+        moves: Option<String>,
+        /// Your colour (interactive play; black moves first).
+        #[arg(long, value_enum, default_value_t = crate::pylos_game::HumanColor::Black)]
+        color: crate::pylos_game::HumanColor,
+        /// Engine strength 1-5: thinking time per move 0.1, 0.5, 2, 5 or 15 seconds.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
+        level: u8,
+        /// Engine thinking time per move in seconds (overrides --level).
+        #[arg(long, value_parser = crate::common::parse_seconds)]
+        time: Option<Duration>,
     },
     /// Solve: win or loss for the side to move and in how many plies, best move, principal
     /// variation. Exact under `children` rules (no position repeats); under `standard` and
@@ -101,6 +111,10 @@ struct SearchArgs {
     /// Deepest iteration (plies) of the iterative deepening.
     #[arg(long, default_value_t = 254, value_parser = clap::value_parser!(u8).range(1..=254))]
     max_depth: u8,
+    /// `solve` under `children` rules: prove only who wins, not in how many plies (much
+    /// cheaper; `plies` is then null and `value` is 1 or -1 for the side to move).
+    #[arg(long)]
+    win_loss: bool,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -143,7 +157,28 @@ pub fn run(args: Args) -> CliResult {
     match args.command {
         Command::Show(common) => show(&common),
         Command::Moves(common) => moves(&common),
-        Command::Play { common, moves } => play(&common, &moves),
+        Command::Play {
+            common,
+            moves: Some(moves),
+            ..
+        } => play(&common, &moves),
+        Command::Play {
+            common,
+            moves: None,
+            color,
+            level,
+            time,
+        } => {
+            let pos = common.position()?;
+            if let Some(winner) = pos.winner() {
+                return Err(CliError::new(format!(
+                    "the game is over ({} wins): nothing to play",
+                    color_name(winner)
+                )));
+            }
+            let time = time.unwrap_or_else(|| crate::interactive::level_time(level));
+            crate::pylos_game::run_game(pos, color, time)
+        }
         Command::Perft {
             common,
             depth,
@@ -154,7 +189,7 @@ pub fn run(args: Args) -> CliResult {
     }
 }
 
-fn color_name(c: Color) -> &'static str {
+pub(crate) fn color_name(c: Color) -> &'static str {
     match c {
         Color::Black => "black",
         Color::White => "white",
@@ -305,6 +340,54 @@ fn exact_solve(
     })
 }
 
+/// `solve --win-loss`: one exact test of who wins, then (for a win) the first move that keeps
+/// the win. The distance is not searched, so `plies` is null and the value is ±1.
+fn win_loss_solve(searcher: &Searcher<AtomicTable>, pos: &Position, json: bool) -> CliResult {
+    // Black's payoff is positive exactly when black wins (no draws under children rules).
+    let black_wins = |p: &Position| searcher.prove_at_least(p, 1).ok();
+    let stopped = || CliError::new("stopped by the limits before a result");
+    let mover_wins = black_wins(pos).ok_or_else(stopped)? == (pos.turn() == Color::Black);
+    let mut best = None;
+    if mover_wins {
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        for mv in moves {
+            let child = pos.play(mv);
+            if black_wins(&child).ok_or_else(stopped)? == (pos.turn() == Color::Black) {
+                best = Some(mv.to_string());
+                break;
+            }
+        }
+    }
+    let result = if mover_wins { "win" } else { "loss" };
+    let nodes = searcher.nodes();
+    let time_ms = searcher.elapsed().as_millis() as u64;
+    if json {
+        println!(
+            "{}",
+            json!({
+                "result": result,
+                "plies": null,
+                "value": if mover_wins { 1 } else { -1 },
+                "best": best,
+                "pv": best.iter().collect::<Vec<_>>(),
+                "exact": true,
+                "nodes": nodes,
+                "time_ms": time_ms,
+                "to_move": color_name(pos.turn()),
+            })
+        );
+    } else {
+        println!(
+            "{} to move: {result} (exact; distance not searched)",
+            color_name(pos.turn())
+        );
+        println!("best {}", best.as_deref().unwrap_or("-"));
+        println!("nodes {nodes} time {time_ms} ms");
+    }
+    Ok(())
+}
+
 /// The principal variation to the end (exact) or to the depth searched (estimate).
 ///
 /// `Searcher::principal_variation` keeps the root value along the line, which is right for a
@@ -374,6 +457,14 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
     let searcher = Searcher::new(&table, options);
     let json = common.json;
     let acyclic = pos.rules().variant == pylos::Variant::Children;
+    if search.win_loss {
+        if !(mode == Mode::Solve && acyclic) {
+            return Err(CliError::new(
+                "--win-loss needs `solve` under children rules (the only acyclic rule set)",
+            ));
+        }
+        return win_loss_solve(&searcher, &pos, json);
+    }
     let report: Option<SearchReport<pylos::Move>> = if mode == Mode::Solve && acyclic {
         exact_solve(&searcher, &table, &pos)
     } else {

@@ -1,28 +1,9 @@
 //! The `tabula bilitaire` commands as a user meets them: outputs, and exit code 2 with a single
 //! line on stderr for every kind of bad input.
 
-use std::process::{Command, Output};
+mod common;
 
-fn tabula(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(args)
-        .output()
-        .expect("run tabula")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Asserts a clean failure: exit code 2, one line on stderr containing `needle`, no panic.
-fn assert_bad_input(args: &[&str], needle: &str) {
-    let out = tabula(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-}
+use common::{assert_bad_input, stdout, tabula, tabula_with_input};
 
 const START: &str = "--oooo--/--oooo--/oooooooo/oooooooo/oooooooo/oooooooo/--oooo--/--oooo-- r";
 
@@ -110,32 +91,21 @@ fn bad_input_exits_with_code_2_and_one_line() {
 
 #[test]
 fn interactive_match_plays_two_rounds_and_scores_them() {
-    use std::io::Write;
-    use std::process::Stdio;
     let position = "--.o----/--..----/--o.oo../--o...o./--..----/--.o----/--..--.o/--.o--o. s";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args([
+    // A bad move is answered and the prompt comes back; then the engine plays for us.
+    let mut input = String::from("zz9\nmoves\n");
+    input.push_str(&"auto\n".repeat(60));
+    let out = tabula_with_input(
+        &[
             "bilitaire",
             "play",
             "--position",
             position,
             "--time",
             "0.05",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    // A bad move is answered and the prompt comes back; then the engine plays for us.
-    let mut input = String::from("zz9\nmoves\n");
-    input.push_str(&"auto\n".repeat(60));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        ],
+        &input,
+    );
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("move \"zz9\""), "{text}");

@@ -88,6 +88,21 @@ pub trait Scored: Game {
     fn child_threshold(x: i32) -> i32 {
         x
     }
+
+    /// The smallest payoff at least `x` that a proven (exact) result here can have; `x` itself
+    /// unless the exact payoffs have gaps. A game scored by a win or loss within a bounded
+    /// distance has no exact payoff near 0, so a proven "at least 1" is a proven win: storing it
+    /// as such lets the table answer later tests at other near-0 thresholds (a transposition
+    /// reached a few plies later asks about a shifted threshold).
+    fn exact_at_least(&self, x: i32) -> i32 {
+        x
+    }
+
+    /// The largest payoff at most `x` that a proven result here can have (see
+    /// [`Scored::exact_at_least`]).
+    fn exact_at_most(&self, x: i32) -> i32 {
+        x
+    }
 }
 
 /// An exact, compact identity of a position for transposition tables and deduplication.

@@ -307,3 +307,50 @@ fn bad_input_is_an_error() {
         "24/18(2) 13/7(2)"
     );
 }
+
+/// Bear-offs have the most coinciding plays (a checker moved twice or two checkers moved once
+/// can end alike): every 5th home board of up to 15 checkers, all 21 rolls, against the naive
+/// reference, and no resulting position listed twice.
+#[test]
+fn bear_off_plays_are_exactly_the_distinct_reference_results() {
+    let mut boards = Vec::new();
+    let mut counts = [0u8; 6];
+    fn home_boards(i: usize, left: u8, counts: &mut [u8; 6], out: &mut Vec<[u8; 6]>) {
+        if i == 6 {
+            out.push(*counts);
+            return;
+        }
+        for c in 0..=left {
+            counts[i] = c;
+            home_boards(i + 1, left - c, counts, out);
+        }
+        counts[i] = 0;
+    }
+    home_boards(0, 15, &mut counts, &mut boards);
+    assert_eq!(boards.len(), 54_264);
+    let mut opponent = [0u8; 25];
+    (opponent[5], opponent[4], opponent[3]) = (5, 5, 5);
+    for home in boards
+        .iter()
+        .step_by(5)
+        .filter(|b| b.iter().any(|&c| c > 0))
+    {
+        let mut me = [0u8; 25];
+        me[..6].copy_from_slice(home);
+        let pos = Position::from_counts(me, opponent).expect("valid bear-off position");
+        for dice in Dice::ALL {
+            let ours: Vec<Board> = pos
+                .plays(dice)
+                .iter()
+                .map(|p| board(&p.result().swapped()))
+                .collect();
+            let distinct: BTreeSet<Board> = ours.iter().copied().collect();
+            assert_eq!(
+                distinct.len(),
+                ours.len(),
+                "{home:?} {dice}: a play listed twice"
+            );
+            assert_eq!(distinct, reference(&pos, dice), "{home:?} {dice}");
+        }
+    }
+}

@@ -289,3 +289,89 @@ fn mature_lines_allow_take_backs() {
     );
     assert_eq!(diag.count_moves(), 13);
 }
+
+/// Exact win (true) or loss for the mover and the game's length, by plain search.
+fn children_outcome(pos: &Position) -> (bool, i32) {
+    if pos.is_over() {
+        return (false, 0);
+    }
+    let mut best: Option<(bool, i32)> = None;
+    for mv in moves(pos) {
+        let (child_wins, len) = children_outcome(&pos.play(mv));
+        let here = (!child_wins, len + 1);
+        best = Some(match best {
+            None => here,
+            // Prefer a win, the fastest one; among losses the slowest.
+            Some(b) => match (b.0, here.0) {
+                (true, false) => b,
+                (false, true) => here,
+                (true, true) => (true, b.1.min(here.1)),
+                (false, false) => (false, b.1.max(here.1)),
+            },
+        });
+    }
+    best.expect("a position that is not over has a move")
+}
+
+#[test]
+fn children_bounds_hold_on_late_positions() {
+    let rules = Rules::new(Variant::Children, Takeback::Optional);
+    let mut decided = 0;
+    let mut checked = 0;
+    // Random play, plus games where black raises whenever he can, to open reserve leads.
+    let mut positions = sample(rules, 60, 11);
+    let mut rng = Rng(0x5EED_0F_CAFE);
+    for _ in 0..40 {
+        let mut pos = Position::start(rules);
+        while !pos.is_over() {
+            positions.push(pos);
+            let all = moves(&pos);
+            let raises: Vec<Move> = all.iter().copied().filter(|m| m.from().is_some()).collect();
+            pos = pos.play(if pos.turn() == Color::Black && !raises.is_empty() {
+                raises[rng.below(raises.len())]
+            } else {
+                all[rng.below(all.len())]
+            });
+        }
+    }
+    for pos in positions {
+        if pos.is_over() || pos.occupied().count_ones() < 21 {
+            continue;
+        }
+        let (wins, len) = children_outcome(&pos);
+        checked += 1;
+        let rem = pos.max_remaining_plies().expect("children rules");
+        assert!(len <= rem, "{pos}: game of {len} plies, bound {rem}");
+        if let Some(verdict) = pos.reserve_race() {
+            decided += 1;
+            assert_eq!(verdict, wins, "{pos}");
+        }
+        // The value bounds contain the exact value (black's payoff, distance-scored).
+        let mover = if wins {
+            pylos::WIN - len
+        } else {
+            -(pylos::WIN - len)
+        };
+        let black = if pos.turn() == Color::Black {
+            mover
+        } else {
+            -mover
+        };
+        let (lo, hi) = pos.value_bounds();
+        assert!(
+            lo <= black && black <= hi,
+            "{pos}: {black} outside {lo}..={hi}"
+        );
+        assert!(pos.exact_at_least(black) == black && pos.exact_at_most(black) == black);
+    }
+    assert!(checked > 100, "{checked}");
+    assert!(
+        decided >= 10,
+        "{decided} of {checked} decided by the reserve race"
+    );
+    // Standard rules can repeat positions: no bound.
+    assert_eq!(
+        Position::start(Rules::default()).max_remaining_plies(),
+        None
+    );
+}

@@ -494,10 +494,21 @@ impl<'t, T: Table> Searcher<'t, T> {
                 work: 0,
             },
         };
+        // A proven bound is a fact about the game, so it may jump to the nearest exact payoff.
         if outcome.holds {
-            entry.lower = entry.lower.max(x as i16);
+            let floor = if outcome.proven {
+                pos.exact_at_least(x)
+            } else {
+                x
+            };
+            entry.lower = entry.lower.max(floor as i16);
         } else {
-            entry.upper = entry.upper.min((x - 1) as i16);
+            let ceiling = if outcome.proven {
+                pos.exact_at_most(x - 1)
+            } else {
+                x - 1
+            };
+            entry.upper = entry.upper.min(ceiling as i16);
         }
         if let Some((index, _)) = cut {
             entry.best = index;
@@ -541,14 +552,18 @@ impl<'t, T: Table> Searcher<'t, T> {
             x = x.clamp(lo + 1, hi);
             let r = self.root_test(pos, x, depth)?;
             if r.holds {
-                lo = x;
+                lo = if r.proven { pos.exact_at_least(x) } else { x };
                 if r.proven {
-                    proven_lo = proven_lo.max(x);
+                    proven_lo = proven_lo.max(lo);
                 }
             } else {
-                hi = x - 1;
+                hi = if r.proven {
+                    pos.exact_at_most(x - 1)
+                } else {
+                    x - 1
+                };
                 if r.proven {
-                    proven_hi = proven_hi.min(x - 1);
+                    proven_hi = proven_hi.min(hi);
                 }
             }
             bracketed |= last.is_some_and(|l| l != r.holds);
@@ -566,6 +581,15 @@ impl<'t, T: Table> Searcher<'t, T> {
             value: lo,
             exact: proven_lo == proven_hi,
         })
+    }
+
+    /// One exact null-window test: is the value of `pos` at least `x`? Cheaper than the exact
+    /// value when only its side of `x` matters (a win/loss verdict without its distance).
+    pub fn prove_at_least<G: Searchable>(&self, pos: &G, x: i32) -> Result<bool, Aborted>
+    where
+        G::Key: Into<u128>,
+    {
+        Ok(self.root_test(pos, x, Entry::PROVEN)?.holds)
     }
 
     /// The principal variation of a position whose value at `depth` is `value`: at each step

@@ -1,8 +1,8 @@
 //! A Pylos position: two 30-bit colour masks, the side to move and the rules in force.
 
-use super::cell::{self, Cell, ALL, APEX};
+use super::cell::{self, Cell, ALL, APEX, LEVEL_MASK};
 use super::mv::Move;
-use super::rules::Rules;
+use super::rules::{Rules, Variant};
 use crate::{Game, Keyed, Role, Scored, Symmetric, D4};
 
 /// The payoff of a won game, from black's point of view: black winning at distance k plies
@@ -173,6 +173,47 @@ impl Position {
         cell::supported(occ) & !occ & ALL
     }
 
+    /// Under `children` rules, a bound on the plies left before the game ends: every move places
+    /// a reserve ball or raises one. A raise lands on an empty cell of level 1 or 2 (never the
+    /// apex: while it can hold a ball, every other ball is covered or supports it). Level-2 cells
+    /// are never emptied again, and a level-1 cell is emptied only by a raise to level 2, so at
+    /// most `e2` raises go to level 2 and `e1 + e2` to level 1 (`eN`: empty cells on level N).
+    /// `None` under rules with take-backs, where play can go on for ever.
+    pub fn max_remaining_plies(&self) -> Option<i32> {
+        if self.rules.variant != Variant::Children {
+            return None;
+        }
+        let empty = !self.occupied();
+        let e1 = (empty & LEVEL_MASK[1]).count_ones();
+        let e2 = (empty & LEVEL_MASK[2]).count_ones();
+        let reserves = self.reserve(Color::Black) + self.reserve(Color::White);
+        Some((reserves + e1 + 2 * e2) as i32)
+    }
+
+    /// Under `children` rules, the verdict of the reserve race when raises cannot change it:
+    /// `Some(true)` when the mover wins, `Some(false)` when he loses, `None` when it is open.
+    ///
+    /// Every move spends a reserve ball except a raise, and the mover can always place while he
+    /// has a ball (an empty cell can hold one until the pyramid is full). If neither side raised
+    /// again, the mover, placing first, would win exactly when he has more balls left
+    /// (`lead ≥ 1`): the opponent runs out first, and the apex goes to whoever holds the last
+    /// ball. A raise is a move that saves a ball, so if the opponent can raise at most `k` more
+    /// times, placing every turn wins with `lead ≥ k + 1`; symmetrically the mover loses with
+    /// `lead ≤ -k` against an opponent who only places; `k` is bounded as in
+    /// [`Position::max_remaining_plies`].
+    pub fn reserve_race(&self) -> Option<bool> {
+        let rem = self.max_remaining_plies()?;
+        let raises = rem - (2 * BALLS_PER_COLOR - self.occupied().count_ones()) as i32;
+        let lead = self.reserve(self.turn) as i32 - self.reserve(self.turn.opponent()) as i32;
+        if lead > raises {
+            Some(true)
+        } else if lead <= -raises {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
     /// Balls of a colour with no ball resting on them.
     pub const fn free(&self, color: Color) -> u32 {
         self.balls(color) & !cell::covered(self.occupied())
@@ -297,9 +338,18 @@ impl Scored for Position {
         if let Some(v) = self.terminal_value() {
             return (v, v);
         }
+        // From the mover's side: wins lie at odd distances, losses at even ones.
+        let (mut lo, mut hi) = (-(WIN - 2), WIN - 1);
+        if let Some(rem) = self.max_remaining_plies() {
+            match self.reserve_race() {
+                Some(true) => lo = WIN - rem,
+                Some(false) => hi = -(WIN - rem),
+                None => {}
+            }
+        }
         match self.turn {
-            Color::Black => (-(WIN - 2), WIN - 1),
-            Color::White => (-(WIN - 1), WIN - 2),
+            Color::Black => (lo, hi),
+            Color::White => (-hi, -lo),
         }
     }
 
@@ -314,6 +364,23 @@ impl Scored for Position {
     #[inline]
     fn child_threshold(x: i32) -> i32 {
         child_threshold(x)
+    }
+
+    /// Under `children` rules every exact value is a win or loss within
+    /// [`Position::max_remaining_plies`], so nothing lies strictly between the slowest loss and
+    /// the slowest win: a proven bound near 0 jumps to the slowest win (or loss).
+    fn exact_at_least(&self, x: i32) -> i32 {
+        match self.max_remaining_plies() {
+            Some(rem) if -(WIN - rem) < x && x <= WIN - rem => WIN - rem,
+            _ => x,
+        }
+    }
+
+    fn exact_at_most(&self, x: i32) -> i32 {
+        match self.max_remaining_plies() {
+            Some(rem) if -(WIN - rem) <= x && x < WIN - rem => -(WIN - rem),
+            _ => x,
+        }
     }
 }
 

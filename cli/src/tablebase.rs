@@ -1,0 +1,372 @@
+//! `tabula tablebase …`: build and probe the backgammon bearoff databases.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args as ClapArgs, Subcommand, ValueEnum};
+use serde_json::json;
+use tabula_engine::backgammon::{Position, Side};
+use tabula_tablebase::bearoff::{
+    checkers, home_board, pips, Board, OneSided, Progress, TwoSided, MAX_CHECKERS,
+    TWO_SIDED_CHECKERS,
+};
+use tabula_tablebase::TablebaseError;
+
+use crate::error::{CliError, CliResult};
+
+#[derive(ClapArgs, Debug)]
+#[command(after_help = "\
+Databases:
+  bearoff-os  one-sided: up to 15 checkers on the 6 home points (54,264 boards), the
+              distribution of the rolls to bear off all checkers and the first one
+  bearoff-ts  two-sided: up to 6 checkers a side (924 x 924), the cubeless winning
+              chances and equity (2 P(win) - 1) of the player on roll
+
+A board is six checker counts, ace point first: --points 0,0,0,0,0,1 is one checker on the
+6-point. Examples:
+  tabula tablebase build bearoff-os
+  tabula tablebase probe bearoff-os --points 0,0,0,0,0,15
+  tabula tablebase probe bearoff-ts --points 0,0,0,0,0,2 --opponent 0,0,0,0,0,2 --json
+  tabula tablebase probe bearoff-ts --position YAAAAAMAAAAAAA")]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Db {
+    /// One-sided bearoff (up to 15 checkers).
+    #[value(name = "bearoff-os")]
+    BearoffOs,
+    /// Two-sided bearoff (up to 6 checkers a side).
+    #[value(name = "bearoff-ts")]
+    BearoffTs,
+}
+
+impl Db {
+    fn default_file(self) -> PathBuf {
+        PathBuf::from(match self {
+            Db::BearoffOs => "bearoff-os.tdb",
+            Db::BearoffTs => "bearoff-ts.tdb",
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Db::BearoffOs => "bearoff-os",
+            Db::BearoffTs => "bearoff-ts",
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build a database (parallel, progress on stderr) and write it atomically.
+    Build {
+        /// The database: bearoff-os or bearoff-ts.
+        db: Db,
+        /// Output file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Look up a board: mean and distribution of the rolls to bear off (bearoff-os), or the
+    /// winning chances of the player on roll (bearoff-ts).
+    Probe {
+        /// The database: bearoff-os or bearoff-ts.
+        db: Db,
+        /// Database file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
+        #[arg(long, short)]
+        file: Option<PathBuf>,
+        /// The home board of the player on roll: six counts, ace point first (0,0,0,0,0,1).
+        #[arg(long, conflicts_with = "position")]
+        points: Option<String>,
+        /// bearoff-ts: the opponent's home board, six counts from its own ace point.
+        #[arg(long, conflicts_with = "position")]
+        opponent: Option<String>,
+        /// A gnubg Position ID instead of --points/--opponent (all checkers home or off).
+        #[arg(long, short)]
+        position: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(args: Args) -> CliResult {
+    match args.command {
+        Command::Build { db, out, json } => build(db, out, json),
+        Command::Probe {
+            db,
+            file,
+            points,
+            opponent,
+            position,
+            json,
+        } => {
+            let file = file.unwrap_or_else(|| db.default_file());
+            let (me, opp) = boards(db, points, opponent, position)?;
+            match db {
+                Db::BearoffOs => probe_one_sided(&file, me, json),
+                Db::BearoffTs => probe_two_sided(&file, me, opp.unwrap_or_default(), json),
+            }
+        }
+    }
+}
+
+/// Reports build progress on stderr: a rewritten line on a terminal, else a line per 10%.
+struct Reporter {
+    name: &'static str,
+    terminal: bool,
+    last: usize,
+}
+
+impl Reporter {
+    fn new(name: &'static str) -> Reporter {
+        Reporter {
+            name,
+            terminal: std::io::stderr().is_terminal(),
+            last: usize::MAX,
+        }
+    }
+
+    fn report(&mut self, p: Progress) {
+        let percent = p.done * 100 / p.total.max(1);
+        let step = if self.terminal {
+            percent
+        } else {
+            percent / 10 * 10
+        };
+        if step == self.last {
+            return;
+        }
+        self.last = step;
+        if self.terminal {
+            eprint!("\r{}: {percent:3}% ({}/{})", self.name, p.done, p.total);
+            if p.done == p.total {
+                eprintln!();
+            }
+        } else {
+            eprintln!("{}: {step}% ({}/{})", self.name, p.done, p.total);
+        }
+    }
+}
+
+fn build(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
+    let out = out.unwrap_or_else(|| db.default_file());
+    // Fail before the work, not after it, when the file cannot go where asked.
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            return Err(CliError::new(format!(
+                "cannot write {}: no directory {}",
+                out.display(),
+                dir.display()
+            )));
+        }
+    }
+    let started = Instant::now();
+    let mut reporter = Reporter::new(db.name());
+    let (positions, saved) = match db {
+        Db::BearoffOs => {
+            let table = OneSided::build_with_progress(|p| reporter.report(p));
+            (table.len(), table.save(&out))
+        }
+        Db::BearoffTs => {
+            let table = TwoSided::build_with_progress(|p| reporter.report(p));
+            (table.len(), table.save(&out))
+        }
+    };
+    saved.map_err(|e| CliError::new(format!("cannot write the database: {e}")))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+    if json {
+        println!(
+            "{}",
+            json!({
+                "db": db.name(),
+                "file": out.display().to_string(),
+                "positions": positions,
+                "bytes": bytes,
+                "seconds": seconds,
+            })
+        );
+    } else {
+        println!(
+            "{}: {positions} positions, {bytes} bytes written to {} in {seconds:.2} s",
+            db.name(),
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Six comma-separated checker counts, ace point first.
+fn parse_board(option: &str, text: &str) -> Result<Board, CliError> {
+    let bad = || {
+        CliError::new(format!(
+            "invalid {option} {text:?}: expected six checker counts, ace point first, \
+             e.g. 0,0,0,0,0,1"
+        ))
+    };
+    let counts: Vec<u8> = text
+        .split(',')
+        .map(|c| c.trim().parse::<u8>().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    counts.try_into().map_err(|_| bad())
+}
+
+/// Checks a board against the database's limit.
+fn within(option: &str, board: Board, max: usize) -> Result<Board, CliError> {
+    let n = checkers(&board);
+    if n > max {
+        return Err(CliError::new(format!(
+            "invalid {option}: {n} checkers, the database holds at most {max}"
+        )));
+    }
+    Ok(board)
+}
+
+/// The boards of the player on roll and (two-sided) of the opponent.
+fn boards(
+    db: Db,
+    points: Option<String>,
+    opponent: Option<String>,
+    position: Option<String>,
+) -> Result<(Board, Option<Board>), CliError> {
+    let max = match db {
+        Db::BearoffOs => MAX_CHECKERS,
+        Db::BearoffTs => TWO_SIDED_CHECKERS,
+    };
+    if db == Db::BearoffOs && opponent.is_some() {
+        return Err(CliError::new(
+            "--opponent applies to bearoff-ts only (a one-sided board has no opponent)",
+        ));
+    }
+    if let Some(id) = position {
+        let pos = Position::from_position_id(id.trim())
+            .map_err(|e| CliError::new(format!("invalid Position ID {id:?}: {e}")))?;
+        let side = |s| {
+            home_board(&pos, s)
+                .map_err(|e| CliError::new(format!("not a bearoff position: {e}")))
+                .and_then(|b| within("--position", b, max))
+        };
+        let opp = match db {
+            Db::BearoffOs => None,
+            Db::BearoffTs => Some(side(Side::Opponent)?),
+        };
+        return Ok((side(Side::OnRoll)?, opp));
+    }
+    let Some(points) = points else {
+        return Err(CliError::new(
+            "no board: give --points (e.g. --points 0,0,0,0,0,1) or --position",
+        ));
+    };
+    let me = within("--points", parse_board("--points", &points)?, max)?;
+    let opp = match (db, opponent) {
+        (Db::BearoffOs, _) => None,
+        (Db::BearoffTs, Some(o)) => {
+            Some(within("--opponent", parse_board("--opponent", &o)?, max)?)
+        }
+        (Db::BearoffTs, None) => {
+            return Err(CliError::new(
+                "bearoff-ts needs the opponent's board: --opponent 0,0,0,0,0,2",
+            ))
+        }
+    };
+    Ok((me, opp))
+}
+
+fn load_error(file: &Path, e: TablebaseError) -> CliError {
+    match e {
+        TablebaseError::Io { .. } => CliError::new(format!("cannot read the database: {e}")),
+        _ => CliError::new(format!("{}: {e}", file.display())),
+    }
+}
+
+fn board_text(board: &Board) -> String {
+    let counts: Vec<String> = board.iter().map(u8::to_string).collect();
+    let n = checkers(board);
+    format!(
+        "{} ({n} checker{}, {} pips)",
+        counts.join(","),
+        if n == 1 { "" } else { "s" },
+        pips(board)
+    )
+}
+
+fn std_dev(d: &[f64], mean: f64) -> f64 {
+    let second: f64 = d.iter().enumerate().map(|(k, p)| (k * k) as f64 * p).sum();
+    (second - mean * mean).max(0.0).sqrt()
+}
+
+fn probe_one_sided(file: &Path, board: Board, json: bool) -> CliResult {
+    let db = OneSided::load(file).map_err(|e| load_error(file, e))?;
+    let lookup = |e| CliError::new(format!("invalid --points: {e}"));
+    let mean = db.mean_rolls(board).map_err(lookup)?;
+    let dist = db.distribution(board).map_err(lookup)?;
+    let first_mean = db.first_off_mean(board).map_err(lookup)?;
+    let first = db.first_off_distribution(board).map_err(lookup)?;
+    let sd = std_dev(&dist, mean);
+    if json {
+        println!(
+            "{}",
+            json!({
+                "db": "bearoff-os",
+                "points": board,
+                "checkers": checkers(&board),
+                "pips": pips(&board),
+                "mean_rolls": mean,
+                "std_dev": sd,
+                "distribution": dist,
+                "first_off_mean": first_mean,
+                "first_off_distribution": first,
+            })
+        );
+        return Ok(());
+    }
+    println!("board {}", board_text(&board));
+    println!("mean rolls to bear off: {mean:.6} (std dev {sd:.6})");
+    if checkers(&board) < MAX_CHECKERS {
+        println!("mean rolls to bear off the first checker: 0 (one is already off)");
+    } else {
+        println!("mean rolls to bear off the first checker: {first_mean:.6}");
+    }
+    println!("rolls  P(all off)  P(first off)");
+    for k in 0..dist.len().max(first.len()) {
+        let a = dist.get(k).copied().unwrap_or(0.0);
+        let b = first.get(k).copied().unwrap_or(0.0);
+        if a > 0.0 || b > 0.0 {
+            println!("{k:5}  {a:10.6}  {b:12.6}");
+        }
+    }
+    Ok(())
+}
+
+fn probe_two_sided(file: &Path, me: Board, opp: Board, json: bool) -> CliResult {
+    let db = TwoSided::load(file).map_err(|e| load_error(file, e))?;
+    let p = db
+        .win_probability(me, opp)
+        .map_err(|e| CliError::new(format!("invalid board: {e}")))?;
+    let equity = 2.0 * p - 1.0;
+    if json {
+        println!(
+            "{}",
+            json!({
+                "db": "bearoff-ts",
+                "on_roll": me,
+                "opponent": opp,
+                "win_probability": p,
+                "equity": equity,
+            })
+        );
+        return Ok(());
+    }
+    println!("on roll  {}", board_text(&me));
+    println!("opponent {}", board_text(&opp));
+    println!("P(win) {p:.6}, cubeless equity {equity:+.6}");
+    Ok(())
+}

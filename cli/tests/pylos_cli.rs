@@ -1,0 +1,165 @@
+//! The `tabula pylos` commands as a user meets them: JSON shapes, exact verdicts checked against
+//! plain minimax, interactive play, and exit code 2 with one line for every kind of bad input.
+
+mod common;
+
+use common::{assert_bad_input, json_output, stdout, tabula_with_input};
+use tabula_engine::pylos::{self, Color, Position, Rules, Variant};
+use tabula_engine::Game;
+
+fn children() -> Rules {
+    Rules::new(Variant::Children, pylos::Takeback::Optional)
+}
+
+/// Level 0 filled row by row, alternating colours, then `extra` moves.
+fn position_after(moves: &str) -> Position {
+    let mut pos = Position::start(children());
+    for m in moves.split_whitespace() {
+        pos = pos.play(pos.parse_move(m).expect("legal test move"));
+    }
+    pos
+}
+
+const LEVEL0: &str = "0a1 0b1 0c1 0d1 0a2 0b2 0c2 0d2 0a3 0b3 0c3 0d3 0a4 0b4 0c4 0d4";
+
+#[test]
+fn solve_json_agrees_with_minimax_and_its_pv_ends_the_game() {
+    for extra in ["1a1 1b1 1c1 1a2 1b2 1c2", "1a1 1b1 1c1 1a2 1b2 1c2 1a3"] {
+        let pos = position_after(&format!("{LEVEL0} {extra}"));
+        let text = pos.to_string();
+        let v = json_output(&[
+            "pylos", "solve", "--rules", "children", "-p", &text, "--json",
+        ]);
+        assert_eq!(v["exact"], true, "{text}: {v}");
+        // Plain minimax, values from black's side: convert to the mover's.
+        let mut budget = u64::MAX;
+        let black = tabula_solver::minimax::minimax(&pos, &mut budget).expect("finite");
+        let mover = if pos.turn() == Color::Black {
+            black
+        } else {
+            -black
+        };
+        let (result, plies) = if mover > 0 {
+            ("win", pylos::WIN - mover)
+        } else {
+            ("loss", pylos::WIN + mover)
+        };
+        assert_eq!(v["result"], result, "{text}: {v}");
+        assert_eq!(v["plies"], plies, "{text}: {v}");
+        assert_eq!(v["value"], mover, "{text}: {v}");
+        // The principal variation is legal and ends the game after exactly `plies` plies.
+        let pv = v["pv"].as_array().expect("pv array");
+        assert_eq!(pv.len() as i32, plies, "{text}: {v}");
+        let mut end = pos;
+        for m in pv {
+            end = end.play(end.parse_move(m.as_str().unwrap()).expect("legal pv move"));
+        }
+        let winner = end.winner().expect("the pv ends the game");
+        assert_eq!(winner == pos.turn(), result == "win", "{text}: {v}");
+        assert_eq!(v["best"], pv[0], "{text}: {v}");
+        assert!(v["nodes"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn win_loss_solve_agrees_with_the_full_solve() {
+    for extra in ["1a1 1b1", "1a1 1b1 1c1", "1a1 1b1 1c1 1a2 1b2"] {
+        let text = position_after(&format!("{LEVEL0} {extra}")).to_string();
+        let full = json_output(&[
+            "pylos", "solve", "--rules", "children", "-p", &text, "--json",
+        ]);
+        let quick = json_output(&[
+            "pylos",
+            "solve",
+            "--rules",
+            "children",
+            "-p",
+            &text,
+            "--win-loss",
+            "--json",
+        ]);
+        assert_eq!(quick["result"], full["result"], "{text}");
+        assert_eq!(quick["exact"], true);
+        assert!(quick["plies"].is_null());
+        if quick["result"] == "win" {
+            // Its move keeps the win: the full solve of the child is a loss for the opponent.
+            let mut pos = position_after(&format!("{LEVEL0} {extra}"));
+            pos = pos.play(pos.parse_move(quick["best"].as_str().unwrap()).unwrap());
+            let child = pos.to_string();
+            let reply = json_output(&[
+                "pylos", "solve", "--rules", "children", "-p", &child, "--json",
+            ]);
+            assert_eq!(reply["result"], "loss", "{text} then {}", quick["best"]);
+        }
+    }
+    assert_bad_input(&["pylos", "solve", "--win-loss"], "children");
+}
+
+#[test]
+fn analyze_reports_progress_and_the_same_fields() {
+    let text = position_after(&format!("{LEVEL0} 1a1 1b1 1c1 1a2")).to_string();
+    let v = json_output(&[
+        "pylos", "analyze", "--rules", "children", "-p", &text, "--time", "5", "--json",
+    ]);
+    for field in ["result", "plies", "best", "pv", "exact", "nodes", "depth"] {
+        assert!(v.get(field).is_some(), "missing {field}: {v}");
+    }
+    // Five seconds is plenty for this position: the analysis proves it.
+    assert_eq!(v["exact"], true, "{v}");
+}
+
+#[test]
+fn interactive_game_runs_to_the_end() {
+    let text = position_after(&format!("{LEVEL0} 1a1 1b1")).to_string();
+    let mut input = String::from("0z9\nmoves\n");
+    input.push_str(&"auto\n".repeat(40));
+    let out = tabula_with_input(
+        &[
+            "pylos", "play", "--rules", "children", "-p", &text, "--color", "white", "--time",
+            "0.05",
+        ],
+        &input,
+    );
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("engine plays"), "{text}");
+    assert!(text.contains("0z9"), "the bad move is answered: {text}");
+    assert!(text.contains("game over:"), "{text}");
+}
+
+#[test]
+fn bad_input_exits_with_code_2_and_one_line() {
+    assert_bad_input(
+        &["pylos", "show", "-p", "..../..../..../.... b"],
+        "invalid position",
+    );
+    assert_bad_input(
+        &[
+            "pylos",
+            "show",
+            "-p",
+            "..../..../..../...x|.../.../...|../..|. b",
+        ],
+        "invalid position",
+    );
+    assert_bad_input(&["pylos", "play", "--moves", "0a1 0a1"], "illegal move #2");
+    assert_bad_input(&["pylos", "moves", "--rules", "chess"], "chess");
+    assert_bad_input(&["pylos", "solve", "--time", "soon"], "seconds");
+    assert_bad_input(&["pylos", "perft", "--depth", "x"], "depth");
+    assert_bad_input(&["pylos", "play", "--level", "9"], "level");
+    let over = position_after(&format!(
+        "{LEVEL0} 1a1 1b1 1c1 1a2 1b2 1c2 1a3 1b3 1c3 2a1 2b1 2a2 2b2 3a1"
+    ));
+    assert!(over.is_over());
+    assert_bad_input(
+        &[
+            "pylos",
+            "play",
+            "--rules",
+            "children",
+            "-p",
+            &over.to_string(),
+        ],
+        "game is over",
+    );
+}

@@ -1,0 +1,254 @@
+//! `tabula tablebase`: build the bearoff databases into a scratch directory, probe them, and
+//! exit code 2 with one line on stderr for bad boards and bad files.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn tabula(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .output()
+        .expect("run tabula")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = tabula(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+/// Asserts a clean failure: exit code 2, one line on stderr containing `needle`, no panic.
+fn assert_bad_input(args: &[&str], needle: &str) {
+    let out = tabula(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+fn dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase-cli");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Both databases, built once by the command line (a few seconds in all).
+fn built() -> &'static (String, String) {
+    static FILES: OnceLock<(String, String)> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let os = dir().join("bearoff-os.tdb").display().to_string();
+        let ts = dir().join("bearoff-ts.tdb").display().to_string();
+        for (db, file) in [("bearoff-os", &os), ("bearoff-ts", &ts)] {
+            let out = tabula(&["tablebase", "build", db, "--out", file, "--json"]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{err}");
+            assert!(err.contains("100%"), "progress on stderr: {err}");
+            let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+            assert_eq!(report["db"], db);
+            assert!(!PathBuf::from(format!("{file}.tmp")).exists());
+        }
+        (os, ts)
+    })
+}
+
+#[test]
+fn one_sided_probe() {
+    let (os, _) = built();
+    let v = json(&[
+        "tablebase",
+        "probe",
+        "bearoff-os",
+        "--file",
+        os,
+        "--points",
+        "0,0,0,0,0,1",
+        "--json",
+    ]);
+    assert!((v["mean_rolls"].as_f64().unwrap() - 1.25).abs() < 1e-12);
+    assert_eq!(v["distribution"], serde_json::json!([0.0, 0.75, 0.25]));
+    for (points, mean) in [("15,0,0,0,0,0", "6.980"), ("0,0,0,0,0,15", "12.266")] {
+        let v = json(&[
+            "tablebase",
+            "probe",
+            "bearoff-os",
+            "--file",
+            os,
+            "--points",
+            points,
+            "--json",
+        ]);
+        assert_eq!(format!("{:.3}", v["mean_rolls"].as_f64().unwrap()), mean);
+    }
+    let text = stdout(&tabula(&[
+        "tablebase",
+        "probe",
+        "bearoff-os",
+        "-f",
+        os,
+        "--points",
+        "0,0,0,0,0,1",
+    ]));
+    assert!(text.contains("mean rolls to bear off: 1.250000"), "{text}");
+}
+
+#[test]
+fn two_sided_probe() {
+    let (_, ts) = built();
+    let v = json(&[
+        "tablebase",
+        "probe",
+        "bearoff-ts",
+        "--file",
+        ts,
+        "--points",
+        "0,0,0,0,0,2",
+        "--opponent",
+        "0,0,0,0,0,2",
+        "--json",
+    ]);
+    assert!((v["win_probability"].as_f64().unwrap() - 0.75449).abs() < 5e-6);
+    assert_eq!(format!("{:+.4}", v["equity"].as_f64().unwrap()), "+0.5090");
+    // The same position from its gnubg Position ID.
+    let w = json(&[
+        "tablebase",
+        "probe",
+        "bearoff-ts",
+        "--file",
+        ts,
+        "--position",
+        "YAAAAAMAAAAAAA",
+        "--json",
+    ]);
+    assert_eq!(w["win_probability"], v["win_probability"]);
+}
+
+#[test]
+fn bad_boards_exit_2() {
+    let (os, ts) = built();
+    let probe_os = |points: &str, needle: &str| {
+        assert_bad_input(
+            &[
+                "tablebase",
+                "probe",
+                "bearoff-os",
+                "--file",
+                os,
+                "--points",
+                points,
+            ],
+            needle,
+        )
+    };
+    probe_os("1,2,3", "expected six checker counts");
+    probe_os("0,0,0,0,0,x", "expected six checker counts");
+    probe_os("0,0,0,0,9,9", "at most 15");
+    assert_bad_input(
+        &[
+            "tablebase",
+            "probe",
+            "bearoff-ts",
+            "--file",
+            ts,
+            "--points",
+            "0,0,0,0,0,7",
+            "--opponent",
+            "0,0,0,0,0,1",
+        ],
+        "at most 6",
+    );
+    assert_bad_input(
+        &[
+            "tablebase",
+            "probe",
+            "bearoff-ts",
+            "--file",
+            ts,
+            "--points",
+            "0,0,0,0,0,1",
+        ],
+        "--opponent",
+    );
+    assert_bad_input(
+        &[
+            "tablebase",
+            "probe",
+            "bearoff-os",
+            "--file",
+            os,
+            "--position",
+            "4HPwATDgc/ABMA",
+        ],
+        "not a bearoff position",
+    );
+    assert_bad_input(&["tablebase", "build", "bearoff-xx"], "bearoff-xx");
+}
+
+#[test]
+fn bad_files_exit_2() {
+    let (os, ts) = built();
+    let bytes = std::fs::read(os).unwrap();
+    let probe = |file: &str, needle: &str| {
+        assert_bad_input(
+            &[
+                "tablebase",
+                "probe",
+                "bearoff-os",
+                "--file",
+                file,
+                "--points",
+                "0,0,0,0,0,1",
+            ],
+            needle,
+        )
+    };
+    let corrupt = dir().join("corrupt.tdb").display().to_string();
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x01;
+    std::fs::write(&corrupt, &flipped).unwrap();
+    probe(&corrupt, "checksum");
+    let truncated = dir().join("truncated.tdb").display().to_string();
+    std::fs::write(&truncated, &bytes[..bytes.len() - 100]).unwrap();
+    probe(&truncated, "truncated");
+    let garbage = dir().join("garbage.tdb").display().to_string();
+    std::fs::write(
+        &garbage,
+        b"hello, world: not a database at all, but long enough",
+    )
+    .unwrap();
+    probe(&garbage, "not a Tabula tablebase");
+    probe(
+        &dir().join("missing.tdb").display().to_string(),
+        "missing.tdb",
+    );
+    probe(ts, "wrong kind");
+    assert_bad_input(
+        &[
+            "tablebase",
+            "build",
+            "bearoff-os",
+            "--out",
+            &dir().join("no/such/dir/x.tdb").display().to_string(),
+        ],
+        "no directory",
+    );
+}
+
+#[test]
+fn help_documents_the_board_format() {
+    let out = tabula(&["tablebase", "probe", "--help"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("--points"), "{text}");
+    assert!(text.contains("ace point first"), "{text}");
+}

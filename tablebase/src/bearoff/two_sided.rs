@@ -1,0 +1,207 @@
+//! The two-sided bearoff database: the cubeless probability that the player on roll wins,
+//! for both sides with up to 6 checkers on their home boards (924 × 924 positions).
+//!
+//! The player on roll plays each roll to maximise its winning chances; gammons cannot happen
+//! with fewer than 15 checkers, so the cubeless equity is `2 · P(win) − 1`. A side with no
+//! checkers has won: the player on roll with none wins (probability 1, as in gnubg), else an
+//! opponent with none has won (0).
+//!
+//! After a play the sides swap, and the new position's total pip count (both sides) is lower,
+//! so the positions are solved in levels of total pips, each level in parallel with rayon.
+//! The plays of each side's 924 boards for each of the 21 rolls are generated once.
+//!
+//! Payload of the file (kind 2): 924 × 924 little-endian `f64`, the probability for on-roll
+//! board `i` against opponent board `j` at `i · 924 + j` (indices of
+//! [`rank`](super::rank)).
+
+use std::fmt;
+use std::path::Path;
+
+use rayon::prelude::*;
+use tabula_engine::backgammon::Dice;
+
+use super::{
+    checked_rank, children, pips, rank, unrank, Board, BoardError, Progress, POINTS,
+    TWO_SIDED_CHECKERS, TWO_SIDED_SIDE_POSITIONS as SIDE,
+};
+use crate::format::{self, f64s, Kind, Shape, TablebaseError};
+
+/// The two-sided bearoff database: cubeless winning chances of the player on roll, for up to
+/// 6 checkers a side (see the [module documentation](super)).
+#[derive(Clone, PartialEq)]
+pub struct TwoSided {
+    win: Vec<f64>,
+}
+
+impl fmt::Debug for TwoSided {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TwoSided")
+            .field("positions", &self.win.len())
+            .finish()
+    }
+}
+
+fn shape() -> Shape {
+    let n = (SIDE * SIDE) as u64;
+    Shape {
+        kind: Kind::BearoffTwoSided,
+        points: POINTS as u32,
+        checkers: TWO_SIDED_CHECKERS as u32,
+        positions: n,
+        max_payload: 8 * n,
+    }
+}
+
+/// For each side board and roll, the indices of the boards its plays lead to.
+struct PlayTable {
+    start: Vec<u32>,
+    kids: Vec<u16>,
+}
+
+impl PlayTable {
+    fn new() -> PlayTable {
+        let mut start = Vec::with_capacity(SIDE * 21 + 1);
+        let mut kids = Vec::new();
+        for i in 0..SIDE {
+            let board = unrank(i);
+            for dice in Dice::ALL {
+                start.push(kids.len() as u32);
+                kids.extend(children(&board, dice).iter().map(|c| rank(c) as u16));
+            }
+        }
+        start.push(kids.len() as u32);
+        PlayTable { start, kids }
+    }
+
+    fn kids(&self, board: usize, roll: usize) -> &[u16] {
+        let k = board * 21 + roll;
+        &self.kids[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+}
+
+impl TwoSided {
+    /// Builds the database (a few seconds on two cores).
+    pub fn build() -> TwoSided {
+        TwoSided::build_with_progress(|_| {})
+    }
+
+    /// Builds the database, reporting progress after each solved level.
+    pub fn build_with_progress(mut progress: impl FnMut(Progress)) -> TwoSided {
+        let total = SIDE * SIDE;
+        let table = PlayTable::new();
+        let side_pips: Vec<usize> = (0..SIDE).map(|i| pips(&unrank(i))).collect();
+        let max = 2 * POINTS * TWO_SIDED_CHECKERS;
+        let mut levels: Vec<Vec<u32>> = vec![Vec::new(); max + 1];
+        for us in 0..SIDE {
+            for them in 0..SIDE {
+                levels[side_pips[us] + side_pips[them]].push((us * SIDE + them) as u32);
+            }
+        }
+        let weights: Vec<f64> = Dice::ALL.iter().map(|d| d.weight() as f64).collect();
+        let mut win = vec![0.0; total];
+        let mut done = 0;
+        for level in &levels {
+            let solved: Vec<f64> = level
+                .par_iter()
+                .map(|&k| {
+                    let (us, them) = (k as usize / SIDE, k as usize % SIDE);
+                    if us == 0 {
+                        return 1.0;
+                    }
+                    if them == 0 {
+                        return 0.0;
+                    }
+                    // After our play the opponent is on roll: row `them` of the table.
+                    let row = &win[them * SIDE..(them + 1) * SIDE];
+                    let mut sum = 0.0;
+                    for (roll, w) in weights.iter().enumerate() {
+                        let best = table
+                            .kids(us, roll)
+                            .iter()
+                            .map(|&c| 1.0 - row[c as usize])
+                            .fold(f64::NEG_INFINITY, f64::max);
+                        sum += w * best;
+                    }
+                    sum / 36.0
+                })
+                .collect();
+            for (&k, p) in level.iter().zip(solved) {
+                win[k as usize] = p;
+            }
+            done += level.len();
+            progress(Progress { done, total });
+        }
+        TwoSided { win }
+    }
+
+    fn index(on_roll: &Board, opponent: &Board) -> Result<usize, BoardError> {
+        let us = checked_rank(on_roll, TWO_SIDED_CHECKERS)?;
+        let them = checked_rank(opponent, TWO_SIDED_CHECKERS)?;
+        Ok(us * SIDE + them)
+    }
+
+    /// The number of positions (924 × 924).
+    pub fn len(&self) -> usize {
+        self.win.len()
+    }
+
+    /// Always false: the database holds every position.
+    pub fn is_empty(&self) -> bool {
+        self.win.is_empty()
+    }
+
+    /// The probability that the player on roll wins, both sides playing to maximise it.
+    pub fn win_probability(&self, on_roll: Board, opponent: Board) -> Result<f64, BoardError> {
+        Ok(self.win[TwoSided::index(&on_roll, &opponent)?])
+    }
+
+    /// The cubeless equity of the player on roll: `2 · P(win) − 1` (no gammons).
+    pub fn equity(&self, on_roll: Board, opponent: Board) -> Result<f64, BoardError> {
+        Ok(2.0 * self.win_probability(on_roll, opponent)? - 1.0)
+    }
+
+    fn payload(&self) -> Vec<u8> {
+        self.win.iter().flat_map(|p| p.to_le_bytes()).collect()
+    }
+
+    /// Writes the database to `path` atomically (`<path>.tmp`, fsync, rename).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), TablebaseError> {
+        format::write(path.as_ref(), &shape(), &self.payload())
+    }
+
+    /// Reads a database written by [`TwoSided::save`], checking header, size, checksum and
+    /// that every value is a probability.
+    pub fn load(path: impl AsRef<Path>) -> Result<TwoSided, TablebaseError> {
+        let payload = format::read(path.as_ref(), &shape())?;
+        TwoSided::from_payload(&payload)
+    }
+
+    fn from_payload(payload: &[u8]) -> Result<TwoSided, TablebaseError> {
+        if payload.len() != 8 * SIDE * SIDE {
+            return Err(TablebaseError::Corrupt(format!(
+                "payload of {} bytes, expected {}",
+                payload.len(),
+                8 * SIDE * SIDE
+            )));
+        }
+        let win: Vec<f64> = f64s(payload).collect();
+        if let Some(i) = win.iter().position(|p| !(0.0..=1.0).contains(p)) {
+            return Err(TablebaseError::Corrupt(format!(
+                "position {i}: {} is not a probability",
+                win[i]
+            )));
+        }
+        Ok(TwoSided { win })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_round_trip() {
+        let db = TwoSided::build();
+        assert_eq!(TwoSided::from_payload(&db.payload()).unwrap(), db);
+    }
+}
