@@ -261,6 +261,31 @@ fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {
 }
 
 /// `solve` (exact, `limits` = None) and `analyze` (anytime, `limits` = Some(time)).
+/// A solve stopped by Ctrl-C or `--nodes` before the value was proven: what was proven so far.
+fn report_stopped_solve(searcher: &Searcher<AtomicTable>, json: bool) {
+    let (lower, upper) = searcher.proven_bounds().unwrap_or((1, 48));
+    let (nodes, time_ms) = (searcher.nodes(), searcher.elapsed().as_millis() as u64);
+    if json {
+        println!(
+            "{}",
+            json!({
+                "value": null,
+                "best": null,
+                "pv": [],
+                "exact": false,
+                "stopped": true,
+                "lower": lower,
+                "upper": upper,
+                "nodes": nodes,
+                "time_ms": time_ms,
+            })
+        );
+    } else {
+        println!("stopped before the value was proven: {lower} to {upper} balls left (proven)");
+        println!("nodes {nodes} time {time_ms} ms");
+    }
+}
+
 fn solve(
     common: &Common,
     search: &SearchArgs,
@@ -280,14 +305,19 @@ fn solve(
         symmetry: !search.no_symmetry,
         time: limits.flatten(),
         nodes,
+        interrupt: Some(crate::common::interrupt_flag()),
         ..SearchOptions::default()
     };
     let searcher = Searcher::new(&table, options);
     let json = common.json;
     let report: SearchReport<_> = match limits {
-        None => searcher
-            .solve(&pos)
-            .map_err(|_| CliError::new("the solve was stopped before it finished"))?,
+        None => match searcher.solve(&pos) {
+            Ok(report) => report,
+            Err(_) => {
+                report_stopped_solve(&searcher, json);
+                return Ok(());
+            }
+        },
         Some(_) => searcher
             .analyze(&pos, 200, |p| {
                 let line = format!(

@@ -64,3 +64,27 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
         _ => Err("expected a positive number of seconds".into()),
     }
 }
+
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A flag that Ctrl-C sets, for searches to poll: the first Ctrl-C stops the running search,
+/// which then reports what it has proven; a second one exits at once (exit code 130).
+pub fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
+    use std::sync::atomic::Ordering;
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        // Without a handler (e.g. one is already installed) Ctrl-C keeps its default effect.
+        let _ = ctrlc::set_handler(|| {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("interrupted: stopping the search (Ctrl-C again to quit at once)");
+        });
+    });
+    &INTERRUPTED
+}
+
+/// True once Ctrl-C has stopped a search.
+pub fn was_interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+}

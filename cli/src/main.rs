@@ -80,6 +80,10 @@ fn main() {
     if let Err(err) = result {
         fail(err);
     }
+    // A search stopped by Ctrl-C has reported what it had; the exit code says it was cut short.
+    if common::was_interrupted() {
+        std::process::exit(130);
+    }
 }
 
 fn fail(err: CliError) -> ! {

@@ -340,6 +340,15 @@ fn exact_solve(
     })
 }
 
+/// The proven bounds of a stopped exact solve, as payoffs for the side to move.
+fn stopped_bounds(searcher: &Searcher<AtomicTable>, pos: &Position) -> Option<(i32, i32)> {
+    let (lo, hi) = searcher.proven_bounds()?;
+    Some(match pos.turn() {
+        Color::Black => (lo, hi),
+        Color::White => (-hi, -lo),
+    })
+}
+
 /// `solve --win-loss`: one exact test of who wins, then (for a win) the first move that keeps
 /// the win. The distance is not searched, so `plies` is null and the value is ±1.
 fn win_loss_solve(searcher: &Searcher<AtomicTable>, pos: &Position, json: bool) -> CliResult {
@@ -452,6 +461,7 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
         symmetry: !search.no_symmetry,
         time: search.time,
         nodes: search.nodes,
+        interrupt: Some(crate::common::interrupt_flag()),
         ..SearchOptions::default()
     };
     let searcher = Searcher::new(&table, options);
@@ -524,6 +534,10 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
         }
         if stopped {
             out["stopped"] = json!(true);
+            if let Some((lower, upper)) = stopped_bounds(&searcher, &pos) {
+                out["lower"] = json!(lower);
+                out["upper"] = json!(upper);
+            }
         }
         println!("{out}");
     } else {
@@ -544,6 +558,9 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
                 },
                 v.value
             ),
+        }
+        if let Some((lower, upper)) = stopped.then(|| stopped_bounds(&searcher, &pos)).flatten() {
+            println!("proven so far: value between {lower} and {upper} for the side to move");
         }
         println!("best {}", best.as_deref().unwrap_or("-"));
         println!("pv {}", pv.join(" "));

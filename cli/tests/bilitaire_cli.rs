@@ -116,3 +116,29 @@ fn interactive_match_plays_two_rounds_and_scores_them() {
     assert_eq!(text.matches("round over").count(), 2, "{text}");
     assert!(text.contains("match result"), "{text}");
 }
+
+#[test]
+fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
+    use std::process::{Command, Stdio};
+    // A 23-ball position that takes far longer than the test waits.
+    let position = "--oooo--/--..oo--/..oo.o--/o.....--/o..oo.../o...o.oo/--o..o../--oo..oo s";
+    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["bilitaire", "solve", "--position", position, "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait for tabula");
+    assert_eq!(out.status.code(), Some(130), "{}", stdout(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    assert_eq!(v["stopped"], true, "{v}");
+    assert_eq!(v["exact"], false, "{v}");
+    let (lower, upper) = (v["lower"].as_i64().unwrap(), v["upper"].as_i64().unwrap());
+    assert!(1 <= lower && lower <= upper && upper <= 23, "{v}");
+}
