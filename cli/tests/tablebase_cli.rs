@@ -1,41 +1,11 @@
 //! `tabula tablebase`: build the bearoff databases into a scratch directory, probe them, and
 //! exit code 2 with one line on stderr for bad boards and bad files.
 
+mod common;
+
+use common::{assert_bad_input, json_output as json, stdout, tabula};
 use std::path::PathBuf;
-use std::process::{Command, Output};
 use std::sync::OnceLock;
-
-fn tabula(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(args)
-        .output()
-        .expect("run tabula")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = tabula(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout(&out)).unwrap()
-}
-
-/// Asserts a clean failure: exit code 2, one line on stderr containing `needle`, no panic.
-fn assert_bad_input(args: &[&str], needle: &str) {
-    let out = tabula(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with("error: "), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-}
 
 fn dir() -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase-cli");

@@ -51,6 +51,7 @@ pub fn assert_bad_input(args: &[&str], needle: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
     assert!(err.contains(needle), "{args:?}: {err}");
     assert!(!err.contains("panicked"), "{args:?}: {err}");
 }
