@@ -5,6 +5,7 @@
 
 pub mod backgammon;
 pub mod bilitaire;
+pub mod combinatorics;
 pub mod game;
 pub mod perft;
 pub mod playout;

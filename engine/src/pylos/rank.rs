@@ -10,21 +10,7 @@
 use super::cell::{supported, ALL, LEVEL_MASK};
 use super::position::{Color, Position, BALLS_PER_COLOR};
 use super::rules::Rules;
-
-const BINOMIAL: [[u64; 31]; 31] = {
-    let mut t = [[0u64; 31]; 31];
-    let mut n = 0;
-    while n < 31 {
-        t[n][0] = 1;
-        let mut k = 1;
-        while k <= n {
-            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
-            k += 1;
-        }
-        n += 1;
-    }
-    t
-};
+use crate::combinatorics::BINOMIAL;
 
 /// Colourings of `n` balls with at most 15 of each colour.
 const fn colourings(n: u32) -> u64 {

@@ -16,25 +16,14 @@
 
 use super::{Board, MAX_CHECKERS, POINTS};
 
-/// `BINOMIAL[n][k]` = C(n, k) for n ≤ 22.
-const BINOMIAL: [[usize; 23]; 23] = {
-    let mut t = [[0usize; 23]; 23];
-    let mut n = 0;
-    while n < 23 {
-        t[n][0] = 1;
-        let mut k = 1;
-        while k <= n {
-            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
-            k += 1;
-        }
-        n += 1;
-    }
-    t
-};
+/// C(n, k) as an index (n ≤ 30).
+const fn binomial(n: usize, k: usize) -> usize {
+    tabula_engine::combinatorics::binomial(n, k) as usize
+}
 
 /// The number of ways to put `checkers` checkers on `points` points (`points ≥ 1`).
 const fn distributions(checkers: usize, points: usize) -> usize {
-    BINOMIAL[checkers + points - 1][points - 1]
+    binomial(checkers + points - 1, points - 1)
 }
 
 /// The number of positions with exactly `checkers` checkers on the 6 home points.
@@ -45,7 +34,7 @@ pub const fn tier_size(checkers: usize) -> usize {
 /// The index of the first position of the tier with `checkers` checkers (also the number of
 /// positions with fewer checkers).
 pub const fn tier_start(checkers: usize) -> usize {
-    BINOMIAL[checkers + POINTS - 1][POINTS]
+    binomial(checkers + POINTS - 1, POINTS)
 }
 
 /// The number of positions with at most `max_checkers` checkers.
@@ -66,7 +55,7 @@ fn rank_in_tier(board: &Board) -> usize {
     let mut top = 0;
     for k in 1..POINTS {
         top += board[POINTS - k] as usize;
-        r += BINOMIAL[k - 1 + top][k];
+        r += binomial(k - 1 + top, k);
     }
     r
 }
@@ -87,10 +76,10 @@ pub fn unrank(index: usize) -> Board {
     let mut below = n + POINTS - 1;
     for k in (1..POINTS).rev() {
         let mut v = below - 1;
-        while BINOMIAL[v][k] > r {
+        while binomial(v, k) > r {
             v -= 1;
         }
-        r -= BINOMIAL[v][k];
+        r -= binomial(v, k);
         s[k] = v;
         below = v;
     }
