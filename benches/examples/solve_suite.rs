@@ -1,17 +1,12 @@
-use tabula_solver::{AtomicTable, SearchOptions, Searcher};
-fn main() {
-    let balls: u32 = std::env::args().nth(1).unwrap().parse().unwrap();
-    let count: usize = std::env::args().nth(2).unwrap().parse().unwrap();
-    let threads: usize = std::env::args()
-        .nth(3)
-        .map(|t| t.parse().unwrap())
-        .unwrap_or(1);
+//! Exact solves of the fixed Bi-litaire suite, one line per position:
+//! `solve_suite BALLS COUNT [THREADS]`; environment: `HASH` (MiB, default 64), `NOSYM` (no
+//! symmetry reduction), `TABLE=dash` (the dashmap table instead of the fixed lock-free one).
+use tabula_solver::{AtomicTable, DashTable, SearchOptions, Searcher, Table};
+
+fn solve_all<T: Table>(balls: u32, count: usize, threads: usize, make: impl Fn() -> T) {
+    let mut times = Vec::new();
     for pos in tabula_benches::bilitaire_suite(balls, count) {
-        let mb: usize = std::env::var("HASH")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(64);
-        let table = AtomicTable::with_megabytes(mb);
+        let table = make();
         let s = Searcher::new(
             &table,
             SearchOptions {
@@ -27,5 +22,33 @@ fn main() {
             r.nodes,
             r.time.as_secs_f64()
         );
+        times.push(r.time.as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    if let Some(&median) = times.get(times.len() / 2) {
+        println!(
+            "{balls} balls: median {median:.3}s over {} positions ({threads} threads)",
+            times.len()
+        );
+    }
+}
+
+fn main() {
+    let arg = |i: usize| std::env::args().nth(i).and_then(|a| a.parse().ok());
+    let (Some(balls), Some(count)) = (arg(1), arg(2)) else {
+        eprintln!("usage: solve_suite BALLS COUNT [THREADS]");
+        std::process::exit(2);
+    };
+    let threads = arg(3).unwrap_or(1) as usize;
+    let mb = std::env::var("HASH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    if std::env::var("TABLE").is_ok_and(|t| t == "dash") {
+        solve_all(balls as u32, count, threads, DashTable::new);
+    } else {
+        solve_all(balls as u32, count, threads, || {
+            AtomicTable::with_megabytes(mb)
+        });
     }
 }

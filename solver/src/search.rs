@@ -287,7 +287,8 @@ impl<'t, T: Table> Searcher<'t, T> {
     /// Expands a node for the test "value ≥ x": makes every child, settles those whose game
     /// bounds or table entry already answer, and orders the rest (the table's best move first,
     /// then by evaluation, best for the mover first). A child that settles the node at once is
-    /// returned as a cut.
+    /// returned as a cut. `probe_children` turns the table probes of the children on.
+    #[allow(clippy::too_many_arguments)]
     fn expand<G: Searchable>(
         &self,
         pos: &G,
