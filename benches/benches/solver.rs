@@ -1,7 +1,7 @@
-//! Exact Bi-litaire solves: the lock-free table against the dashmap table, and one thread
-//! against two. Every configuration must find the same values, asserted before timing. Tables
-//! are made once and cleared between positions, so the figures compare searching, not
-//! allocating.
+//! Exact Bi-litaire solves: the lock-free table against the dashmap table (17 balls), and one
+//! thread against two (17 and 21 balls). Every configuration must find the same values,
+//! asserted before timing. Tables are made once and cleared between positions, so the figures
+//! compare searching, not allocating.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tabula_benches::bilitaire_suite;
@@ -44,6 +44,20 @@ fn bench_solver(c: &mut Criterion) {
     group.bench_function("atomic-table-2-threads", |b| {
         b.iter(|| solve_all(&mut atomic, &positions, 2))
     });
+    group.finish();
+
+    // Larger solves for the parallel speed-up (21 balls, about 0.1 s each on one thread).
+    let positions = bilitaire_suite(21, 7);
+    let mut atomic = AtomicTable::with_megabytes(64);
+    let expected = solve_all(&mut atomic, &positions, 1);
+    assert_eq!(solve_all(&mut atomic, &positions, 2), expected);
+    let mut group = c.benchmark_group("bilitaire-solve-21-balls");
+    group.sample_size(10);
+    for threads in [1, 2] {
+        group.bench_function(format!("atomic-table-{threads}-threads"), |b| {
+            b.iter(|| solve_all(&mut atomic, &positions, threads))
+        });
+    }
     group.finish();
 }
 

@@ -22,6 +22,7 @@
 //! from a table.
 
 use std::fmt;
+use std::num::NonZeroU32;
 
 use super::dice::Dice;
 use super::notation;
@@ -90,7 +91,9 @@ impl fmt::Display for Play {
 #[derive(Clone, Debug, Default)]
 pub struct PlayList {
     origin: Position,
+    /// The plays are `entries[..len]`; the rest is room kept for the next generation.
     entries: Vec<Entry>,
+    len: usize,
     /// Dice used by every play in the list.
     max_dice: u8,
     /// The die of a double (its plays record no steps), else 0.
@@ -102,11 +105,11 @@ pub struct PlayList {
 
 /// One generated play: the mover's packed side after it, with the hit set in bits 100..124,
 /// and the steps of a sequence that produced it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     key: u128,
-    /// The steps packed by [`step_bits`], step `k` in bits `16k..16k + 16` (0 for a double:
-    /// see [`double_steps`]).
+    /// The steps packed by [`step_bits`], step `k` in bits `16k..16k + 16` (unused for a
+    /// double: see [`double_steps`]).
     steps: u64,
 }
 
@@ -120,17 +123,21 @@ impl PlayList {
 
     /// The number of plays (distinct resulting positions).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     /// True when no play is possible.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
+    }
+
+    fn entry(&self, i: usize) -> Entry {
+        self.entries[..self.len][i]
     }
 
     /// The position after play `i`, with the opponent on roll.
     pub fn result(&self, i: usize) -> Position {
-        let key = self.entries[i].key;
+        let key = self.entry(i).key;
         let me = key & SIDE_MASK;
         let mut hits = (key >> 100) as u32;
         let mut opp = self.origin.opp;
@@ -147,7 +154,7 @@ impl PlayList {
     pub fn play(&self, i: usize) -> Play {
         let after = self.result(i);
         let steps = if self.double == 0 {
-            unpack_steps(self.entries[i].steps)
+            unpack_steps(self.entry(i).steps)
         } else {
             double_steps(self.origin.me, after.opp, self.double as usize)
         };
@@ -163,38 +170,6 @@ impl PlayList {
     pub fn iter(&self) -> impl Iterator<Item = Play> + '_ {
         (0..self.len()).map(|i| self.play(i))
     }
-
-    fn clear(&mut self, origin: Position, dice: Dice) {
-        self.origin = origin;
-        self.double = if dice.is_double() { dice.high() } else { 0 };
-        self.max_dice = 0;
-        self.entries.clear();
-    }
-
-    /// Appends a play of `dice` dice known to differ from every other, keeping only those of
-    /// the most dice.
-    #[inline]
-    fn push_max(&mut self, dice: u8, key: u128, steps: u64) {
-        if dice < self.max_dice {
-            return;
-        }
-        if dice > self.max_dice {
-            self.entries.clear();
-            self.max_dice = dice;
-        }
-        self.push_key(key, steps);
-    }
-
-    #[inline(always)]
-    fn push_key(&mut self, key: u128, steps: u64) {
-        self.entries.push(Entry { key, steps });
-    }
-
-    /// Appends the play leaving the mover's side `me` after hitting on the slots of `hits`.
-    #[inline(always)]
-    fn push(&mut self, me: u128, hits: u32, steps: u64) {
-        self.push_key(me | (hits as u128) << 100, steps);
-    }
 }
 
 /// What the generator needs of a position, as slot sets from the mover's side.
@@ -204,10 +179,8 @@ struct Masks {
     open: u32,
     /// Slots holding exactly one opposing checker.
     blots: u32,
-    /// Slots (bar included) holding the mover's checkers.
-    occ: u32,
-    /// Slots holding exactly one of the mover's checkers.
-    lone: u32,
+    /// Slots (bar included) holding more than `k` of the mover's checkers, for k < 4.
+    more: Levels,
     /// The mover's checkers outside the home board (bar excluded) and on the bar.
     outside: u32,
     bar: u32,
@@ -220,25 +193,64 @@ impl Masks {
         let multi = ((pos.opp >> 1) | (pos.opp >> 2) | (pos.opp >> 3)) & LOW_BITS;
         let single = pos.opp & LOW_BITS & !multi;
         let blocked = (gather_nibbles(multi) & BOARD).reverse_bits() >> 8;
-        let me_multi = ((pos.me >> 1) | (pos.me >> 2) | (pos.me >> 3)) & LOW_BITS;
+        // Nibble x > 1 when bit 1, 2 or 3 is set; x > 2 also when bits 0 and 1 are; x > 3
+        // when bit 2 or 3 is.
+        let me = pos.me;
+        let over3 = (me >> 2) | (me >> 3);
+        let over1 = over3 | (me >> 1);
+        let more = [occupied_nibbles(me), over1, over3 | (me & me >> 1), over3];
         Masks {
             open: !blocked & BOARD,
             blots: (gather_nibbles(single) & BOARD).reverse_bits() >> 8,
-            occ: gather_nibbles(occupied_nibbles(pos.me)),
-            lone: gather_nibbles(pos.me & LOW_BITS & !me_multi),
+            more: more.map(|x| gather_nibbles(x & LOW_BITS)),
             outside: total(pos.me & OUTSIDE_HOME),
             bar: nibble(pos.me, BAR) as u32,
         }
     }
 }
 
-/// The generator's view of a roll: the opponent's points, seen from the mover.
-struct Gen<'a> {
+/// The generator's state for one roll. It owns the list's buffer while it works (`buf[..n]`
+/// are the plays so far), so that the count and buffer live in registers rather than being
+/// reloaded and stored through the list at every play.
+struct Gen {
     /// Mover's slots not blocked by two or more opposing checkers.
     open: u32,
     /// Mover's slots holding exactly one opposing checker.
     blots: u32,
-    list: &'a mut PlayList,
+    buf: Vec<Entry>,
+    n: usize,
+    max_dice: u8,
+}
+
+/// `buf` with room for more plays (out of line: it runs only while a list warms up).
+#[cold]
+#[inline(never)]
+fn grow(mut buf: Vec<Entry>, min_len: usize) -> Vec<Entry> {
+    let len = (2 * buf.len()).max(min_len).max(64);
+    buf.resize(len, Entry::default());
+    buf
+}
+
+/// `key` (a mover's side and hits) after the checker of `m` moves, hitting on `blots`.
+#[inline(always)]
+fn moved(key: u128, m: &Move, blots: u32) -> u128 {
+    key.wrapping_add(m.delta) | ((blots & m.land) as u128) << 100
+}
+
+/// The set bits of a mask, highest first: the loops take starts from the back, as gnubg does.
+struct Highs(u32);
+
+impl Iterator for Highs {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        // `NonZeroU32` tells the compiler the bit scan has a result below 32 (no zero case,
+        // no bounds check on the 32-entry table rows).
+        let i = 31 - NonZeroU32::new(self.0)?.leading_zeros();
+        self.0 ^= 1 << i;
+        Some(i as usize)
+    }
 }
 
 /// The slots (bar excluded) from which a checker moves `d` in a position with occupied slots
@@ -254,49 +266,60 @@ fn movers(open: u32, occ: u32, d: usize) -> u32 {
     m
 }
 
-/// `occ` after a checker leaves slot `i` of `me` and lands on `land` (a bit, or 0 when off).
+/// `more[k]`: the slots holding more than `k` of the mover's checkers (k < 4); `more[0]` is
+/// the occupied slots.
+type Levels = [u32; 4];
+
+/// `more` after a checker leaves the slots of `from` (one bit, or none for a checker entering
+/// from the bar) and lands on `land` (a bit, or 0 when off). The top level is not kept exact
+/// (a slot left with four checkers stays in it), which no reader sees: step `j` of a double
+/// (from 0) reads levels up to `3 - j`, and a non-double's steps only levels 0 and 1.
 #[inline(always)]
-fn occ_after(me: u128, occ: u32, i: usize, land: u32) -> u32 {
-    occ & !(((nibble(me, i) == 1) as u32) << i) | land
+fn step(more: Levels, from: u32, land: u32) -> Levels {
+    let mut out = more;
+    for k in 0..4 {
+        let above = if k < 3 { more[k + 1] } else { u32::MAX };
+        let below = if k > 0 { more[k - 1] } else { u32::MAX };
+        out[k] = more[k] & (above | !from) | below & land;
+    }
+    out
 }
 
-impl Gen<'_> {
-    /// A double: the checkers on the bar enter first (all of them at once, as far as four
-    /// steps go), then gnubg's search over starts in non-increasing order. The search state is
-    /// a play's key (the mover's side and its hits), and the steps are not recorded: a
-    /// double's resulting position determines them (see [`double_steps`]).
-    /// `bear`: bearing off may be possible (fewer than four checkers outside the home board,
-    /// the bar included).
-    fn double(&mut self, me: u128, occ: u32, d: usize, bear: bool) {
-        let (mut key, mut occ, mut depth) = (me, occ, 0usize);
-        let bar = nibble(me, BAR) as usize;
-        if bar > 0 {
-            let dst = 24 - d;
-            if self.open >> dst & 1 == 0 {
-                return;
-            }
-            let k = bar.min(4);
-            key = key.wrapping_add(MOVE[d][BAR].wrapping_mul(k as u128)) | self.hit(1 << dst);
-            occ = occ & BOARD | 1 << dst;
-            if k == 4 || bar > k {
-                self.list.push_max(k as u8, key, 0);
-                return;
-            }
-            depth = k;
+impl Gen {
+    /// The next `k` entries of the buffer, counted as plays (for loops that fill them all).
+    #[inline(always)]
+    fn room(&mut self, k: u32) -> &mut [Entry] {
+        let (start, end) = (self.n, self.n + k as usize);
+        if self.buf.len() < end {
+            self.buf = grow(std::mem::take(&mut self.buf), end);
         }
-        let none = match (depth, bear) {
-            (0, false) => self.double_dfs::<0, false>(d, 23, key, occ),
-            (1, false) => self.double_dfs::<1, false>(d, 23, key, occ),
-            (2, false) => self.double_dfs::<2, false>(d, 23, key, occ),
-            (_, false) => self.double_dfs::<3, false>(d, 23, key, occ),
-            (0, true) => self.double_dfs::<0, true>(d, 23, key, occ),
-            (1, true) => self.double_dfs::<1, true>(d, 23, key, occ),
-            (2, true) => self.double_dfs::<2, true>(d, 23, key, occ),
-            (_, true) => self.double_dfs::<3, true>(d, 23, key, occ),
-        };
-        if none && depth > 0 {
-            self.list.push_max(depth as u8, key, 0);
+        self.n = end;
+        &mut self.buf[start..end]
+    }
+
+    /// Appends a play known to differ from every other.
+    #[inline(always)]
+    fn emit(&mut self, key: u128, steps: u64) {
+        self.room(1)[0] = Entry { key, steps };
+    }
+
+    /// Appends a play of a double (whose steps are not recorded).
+    #[inline(always)]
+    fn emit_key(&mut self, key: u128) {
+        self.room(1)[0].key = key;
+    }
+
+    /// Appends a play of a double using `dice` dice, keeping only those of the most dice.
+    #[inline(always)]
+    fn emit_max(&mut self, dice: u8, key: u128) {
+        if dice < self.max_dice {
+            return;
         }
+        if dice > self.max_dice {
+            self.n = 0;
+            self.max_dice = dice;
+        }
+        self.emit_key(key);
     }
 
     /// The hit set, in key position, of a checker landing on the slots of `land` (0 or one bit).
@@ -305,8 +328,56 @@ impl Gen<'_> {
         ((self.blots & land) as u128) << 100
     }
 
+    /// The key after moving the checker of `m` from the side (and hits) of `key`.
+    #[inline(always)]
+    fn moved(&self, key: u128, m: &Move) -> u128 {
+        moved(key, m, self.blots)
+    }
+
+    /// A double: the checkers on the bar enter first (all of them at once, as far as four
+    /// steps go), then gnubg's search over starts in non-increasing order. The search state is
+    /// a play's key (the mover's side and its hits), and the steps are not recorded: a
+    /// double's resulting position determines them (see [`double_steps`]).
+    /// `bear`: bearing off may be possible (fewer than four checkers outside the home board,
+    /// the bar included).
+    fn double(&mut self, me: u128, more: Levels, d: usize, bear: bool) {
+        let (mut key, mut more, mut depth) = (me, more, 0usize);
+        let bar = nibble(me, BAR) as usize;
+        if bar > 0 {
+            let dst = 24 - d;
+            if self.open >> dst & 1 == 0 {
+                return;
+            }
+            let k = bar.min(4);
+            key =
+                key.wrapping_add(MOVES[d][BAR].delta.wrapping_mul(k as u128)) | self.hit(1 << dst);
+            more = more.map(|x| x & BOARD);
+            for _ in 0..k {
+                more = step(more, 0, 1 << dst);
+            }
+            if k == 4 || bar > k {
+                self.emit_max(k as u8, key);
+                return;
+            }
+            depth = k;
+        }
+        let none = match (depth, bear) {
+            (0, false) => self.double_dfs::<0, false>(d, 23, key, more),
+            (1, false) => self.double_dfs::<1, false>(d, 23, key, more),
+            (2, false) => self.double_dfs::<2, false>(d, 23, key, more),
+            (_, false) => self.double_dfs::<3, false>(d, 23, key, more),
+            (0, true) => self.double_dfs::<0, true>(d, 23, key, more),
+            (1, true) => self.double_dfs::<1, true>(d, 23, key, more),
+            (2, true) => self.double_dfs::<2, true>(d, 23, key, more),
+            (_, true) => self.double_dfs::<3, true>(d, 23, key, more),
+        };
+        if none && depth > 0 {
+            self.emit_max(depth as u8, key);
+        }
+    }
+
     /// Steps `DEPTH..4` of a double from starts at most `top`, after which the play's key is
-    /// `key` and the occupied slots `occ`; true when no checker can move. `BEAR`: bearing off
+    /// `key` and the slot levels `more`; true when no checker can move. `BEAR`: bearing off
     /// may become possible (otherwise its test is skipped).
     #[inline(always)]
     fn double_dfs<const DEPTH: usize, const BEAR: bool>(
@@ -314,40 +385,42 @@ impl Gen<'_> {
         d: usize,
         top: usize,
         key: u128,
-        occ: u32,
+        more: Levels,
     ) -> bool {
+        let occ = more[0];
         let movable = if BEAR {
             movers(self.open, occ, d)
         } else {
             occ & (self.open << d)
         };
-        let mut cand = movable & ((2u32 << top) - 1);
+        let cand = movable & ((2u32 << top) - 1);
         if cand == 0 {
             return true;
         }
-        if DEPTH == 3 && self.list.max_dice < 4 {
-            self.list.entries.clear();
-            self.list.max_dice = 4;
+        if DEPTH == 3 && self.max_dice < 4 {
+            self.n = 0;
+            self.max_dice = 4;
         }
-        let delta = &MOVE[d];
-        while cand != 0 {
-            let i = 31 - cand.leading_zeros() as usize;
-            cand ^= 1 << i;
-            let land = (1u32 << i) >> d;
-            let key2 = key.wrapping_add(delta[i]) | self.hit(land);
-            if DEPTH == 3 {
-                // The last step: every start completes a play.
-                self.list.push_key(key2, 0);
-                continue;
+        let row = &MOVES[d];
+        if DEPTH == 3 {
+            // The last step: every start completes a play.
+            let blots = self.blots;
+            for (e, i) in self.room(cand.count_ones()).iter_mut().zip(Highs(cand)) {
+                e.key = moved(key, &row[i], blots);
             }
-            let occ2 = occ_after(key, occ, i, land);
+            return false;
+        }
+        for i in Highs(cand) {
+            let m = &row[i];
+            let key2 = self.moved(key, m);
+            let more2 = step(more, 1 << i, m.land);
             let none = match DEPTH {
-                0 => self.double_dfs::<1, BEAR>(d, i, key2, occ2),
-                1 => self.double_dfs::<2, BEAR>(d, i, key2, occ2),
-                _ => self.double_dfs::<3, BEAR>(d, i, key2, occ2),
+                0 => self.double_dfs::<1, BEAR>(d, i, key2, more2),
+                1 => self.double_dfs::<2, BEAR>(d, i, key2, more2),
+                _ => self.double_dfs::<3, BEAR>(d, i, key2, more2),
             };
             if none {
-                self.list.push_max(DEPTH as u8 + 1, key2, 0);
+                self.emit_max(DEPTH as u8 + 1, key2);
             }
         }
         false
@@ -362,57 +435,39 @@ impl Gen<'_> {
         let (e1, e2) = (24 - h, 24 - l);
         let open1 = self.open >> e1 & 1 == 1;
         let open2 = self.open >> e2 & 1 == 1;
-        let (open, blots) = (self.open, self.blots);
-        let list = &mut *self.list;
         if nibble(me, BAR) >= 2 {
             let (dice, enters) = match (open1, open2) {
-                (true, true) => (2, [(e1, h), (e2, l)]),
-                (true, false) => (1, [(e1, h), (e1, 0)]),
-                (false, true) => (1, [(e2, l), (e2, 0)]),
+                (true, true) => (2, [h, l]),
+                (true, false) => (1, [h, 0]),
+                (false, true) => (1, [l, 0]),
                 (false, false) => return,
             };
-            list.max_dice = dice;
-            let [(a, da), (b, db)] = enters;
-            let mut key = me.wrapping_add(MOVE[da][BAR]);
-            let mut steps = STEP[da][BAR];
+            self.max_dice = dice;
+            let mut key = self.moved(me, &MOVES[enters[0]][BAR]);
+            let mut steps = MOVES[enters[0]][BAR].step;
             if dice == 2 {
-                key = key.wrapping_add(MOVE[db][BAR]);
-                steps |= STEP[db][BAR] << 16;
+                key = self.moved(key, &MOVES[enters[1]][BAR]);
+                steps |= MOVES[enters[1]][BAR].step << 16;
             }
-            list.push(key, blots & (1 << a | 1 << b), steps);
+            self.emit(key, steps);
             return;
         }
         let occ = occ & BOARD;
-        // Enter with die `a` on `e`, then any checker moves die `b`.
-        let mut both = |e: usize, a: usize, b: usize, skip: u32| {
-            let me2 = me.wrapping_add(MOVE[a][BAR]);
-            let hits = blots & (1 << e);
-            let mut cand = (occ | 1 << e) & (open << b) & !skip;
-            while cand != 0 {
-                let i = 31 - cand.leading_zeros() as usize;
-                cand ^= 1 << i;
-                list.push(
-                    me2.wrapping_add(MOVE[b][i]),
-                    hits | blots & (1 << (i - b)),
-                    STEP[a][BAR] | STEP[b][i] << 16,
-                );
-            }
-        };
         if open1 {
-            both(e1, h, l, 0);
+            self.enter_then(me, occ, h, l, 0);
         }
         if open2 {
             // The entered checker moving on duplicates the first order's when that one could
             // (same landing point) and neither entry hits.
-            let skip = if open1 && blots & (1 << e1 | 1 << e2) == 0 {
+            let skip = if open1 && self.blots & (1 << e1 | 1 << e2) == 0 {
                 1 << e2
             } else {
                 0
             };
-            both(e2, l, h, skip);
+            self.enter_then(me, occ, l, h, skip);
         }
-        if !list.entries.is_empty() {
-            list.max_dice = 2;
+        if self.n > 0 {
+            self.max_dice = 2;
             return;
         }
         let d = if open1 {
@@ -422,12 +477,27 @@ impl Gen<'_> {
         } else {
             return;
         };
-        list.max_dice = 1;
-        list.push(
-            me.wrapping_add(MOVE[d][BAR]),
-            blots & (1 << (24 - d)),
-            STEP[d][BAR],
-        );
+        self.max_dice = 1;
+        let m = &MOVES[d][BAR];
+        self.emit(self.moved(me, m), m.step);
+    }
+
+    /// The last checker on the bar enters with die `a`, then any checker (but those of
+    /// `skip`) moves die `b`.
+    #[inline(always)]
+    fn enter_then(&mut self, me: u128, occ: u32, a: usize, b: usize, skip: u32) {
+        let enter = &MOVES[a][BAR];
+        let me2 = self.moved(me, enter);
+        let row = &MOVES[b];
+        let cand = (occ | enter.land) & (self.open << b) & !skip;
+        let blots = self.blots;
+        for (e, i) in self.room(cand.count_ones()).iter_mut().zip(Highs(cand)) {
+            let m = &row[i];
+            *e = Entry {
+                key: moved(me2, m, blots),
+                steps: enter.step | m.step << 16,
+            };
+        }
     }
 
     /// A non-double with no checker on the bar and two or more outside the home board, so that
@@ -436,94 +506,90 @@ impl Gen<'_> {
     /// checkers moving one die each; a pair whose steps touch (one lands where the other
     /// starts) is the same position as a one-checker play and is skipped, and all the others
     /// are distinct, so no deduplication is needed.
-    fn two_dice_contact(&mut self, me: u128, occ: u32, lone: u32, h: usize, l: usize) {
+    fn two_dice_contact(&mut self, me: u128, more: Levels, h: usize, l: usize) {
+        let (occ, lone) = (more[0], more[0] & !more[1]);
         let (sh, sl) = (occ & (self.open << h), occ & (self.open << l));
-        let blots = self.blots;
-        let (dh, dl) = (&MOVE[h], &MOVE[l]);
-        let (th, tl) = (&STEP[h], &STEP[l]);
-        let list = &mut *self.list;
-        list.max_dice = 2;
+        let (rh, rl) = (&MOVES[h], &MOVES[l]);
+        self.max_dice = 2;
         // One checker, both dice.
-        let mut cand = occ & (self.open << (h + l)) & (sh | sl);
-        while cand != 0 {
-            let i = 31 - cand.leading_zeros() as usize;
-            cand ^= 1 << i;
-            let dst = i - h - l;
-            let moved = me.wrapping_add(dh[i]).wrapping_add(dl[i - h]);
+        let cand = occ & (self.open << (h + l)) & (sh | sl);
+        for i in Highs(cand) {
+            let (mh, ml) = (&rh[i], &rl[i]);
+            let (then_l, then_h) = (&rl[i - h], &rh[i - l]);
+            let moved = me.wrapping_add(mh.delta).wrapping_add(then_l.delta);
             let via_h = sh >> i & 1 == 1;
-            let hits_h = blots & (1 << (i - h) | 1 << dst);
-            let hits_l = blots & (1 << (i - l) | 1 << dst);
+            let hits_h = self.hit(mh.land | then_l.land);
+            let hits_l = self.hit(ml.land | then_h.land);
             if via_h {
-                list.push(moved, hits_h, th[i] | tl[i - h] << 16);
+                self.emit(moved | hits_h, mh.step | then_l.step << 16);
             }
             if sl >> i & 1 == 1 && (!via_h || hits_l != hits_h) {
-                list.push(moved, hits_l, tl[i] | th[i - l] << 16);
+                self.emit(moved | hits_l, ml.step | then_h.step << 16);
             }
         }
         // Two checkers, one die each.
-        let mut ah = sh;
-        while ah != 0 {
-            let i = 31 - ah.leading_zeros() as usize;
-            ah ^= 1 << i;
-            let after_h = me.wrapping_add(dh[i]);
-            let hit_h = blots & (1 << (i - h));
+        let ah = sh;
+        for i in Highs(ah) {
+            let mh = &rh[i];
+            let after_h = self.moved(me, mh);
             // Pairs that touch are one-checker plays; a lone checker cannot move twice.
-            let mut bl = sl & !(1 << (i - h)) & !(1u32 << (i + l)) & !(lone & (1 << i));
-            while bl != 0 {
-                let j = 31 - bl.leading_zeros() as usize;
-                bl ^= 1 << j;
-                list.push(
-                    after_h.wrapping_add(dl[j]),
-                    hit_h | blots & (1 << (j - l)),
-                    th[i] | tl[j] << 16,
-                );
+            let bl = sl & !mh.land & !(1u32 << (i + l)) & !(lone & (1 << i));
+            let blots = self.blots;
+            for (e, i) in self.room(bl.count_ones()).iter_mut().zip(Highs(bl)) {
+                let ml = &rl[i];
+                *e = Entry {
+                    key: moved(after_h, ml, blots),
+                    steps: mh.step | ml.step << 16,
+                };
             }
         }
-        if list.entries.is_empty() {
+        if self.n == 0 {
             self.single_die(me, occ, h, l);
         }
     }
 
     /// A non-double with no checker on the bar and at most one outside the home board, where
     /// bearing off may be possible and the legality of a step can depend on the one before:
-    /// both die orders are searched. The second order skips a pair of ordinary steps of two
-    /// checkers (the first order made the same steps); any other sequence looks its position
-    /// up among the few plays found so far (one checker by either route, two that touch, two
-    /// borne off with the dice either way round reach the same position).
-    fn two_dice_bear_off(&mut self, me: u128, occ: u32, h: usize, l: usize) {
-        let (open, blots) = (self.open, self.blots);
-        let list = &mut *self.list;
-        list.max_dice = 2;
+    /// both die orders are searched. Only a few sequences can repeat a position found before
+    /// and are looked up among the plays so far: in the first order, those bearing off or
+    /// where the second checker lands where the first started (one checker's net move, which
+    /// the one-checker route may have made); in the second, all but a pair of ordinary steps
+    /// of two checkers (the first order made them).
+    fn two_dice_bear_off(&mut self, me: u128, more: Levels, h: usize, l: usize) {
+        let occ = more[0];
+        self.max_dice = 2;
+        let open = self.open;
         for (a, b) in [(h, l), (l, h)] {
             let second = a == l;
-            let mut from = movers(open, occ, a);
-            while from != 0 {
-                let i = 31 - from.leading_zeros() as usize;
-                from ^= 1 << i;
-                let me1 = me.wrapping_add(MOVE[a][i]);
-                let land = (1u32 << i) >> a;
-                let hit1 = blots & land;
-                let mut then = movers(open, occ_after(me, occ, i, land), b);
-                if second && i >= a {
-                    // Two ordinary steps of two checkers: the first order made them.
-                    then &= ((1 << b) - 1) | land;
+            let (ra, rb) = (&MOVES[a], &MOVES[b]);
+            let from = movers(open, occ, a);
+            for i in Highs(from) {
+                let ma = &ra[i];
+                let me1 = self.moved(me, ma);
+                let mut then = movers(open, step(more, 1 << i, ma.land)[0], b);
+                // The second steps whose play may repeat one found before, to look up: all
+                // when the first step bears off, else (first order) those bearing off or
+                // landing where the first checker started.
+                let mut look = u32::MAX;
+                if i >= a {
+                    if second {
+                        // Two ordinary steps of two checkers: the first order made them.
+                        then &= ((1 << b) - 1) | ma.land;
+                    } else {
+                        look = ((1 << b) - 1) | (1 << (i + b));
+                    }
                 }
-                while then != 0 {
-                    let j = 31 - then.leading_zeros() as usize;
-                    then ^= 1 << j;
-                    let key = me1.wrapping_add(MOVE[b][j])
-                        | ((hit1 | blots & (1 << j) >> b) as u128) << 100;
-                    if list.entries.iter().any(|e| e.key == key) {
+                for j in Highs(then) {
+                    let mb = &rb[j];
+                    let key = self.moved(me1, mb);
+                    if look >> j & 1 == 1 && self.buf[..self.n].iter().any(|e| e.key == key) {
                         continue;
                     }
-                    list.entries.push(Entry {
-                        key,
-                        steps: STEP[a][i] | STEP[b][j] << 16,
-                    });
+                    self.emit(key, ma.step | mb.step << 16);
                 }
             }
         }
-        if list.entries.is_empty() {
+        if self.n == 0 {
             self.single_die(me, occ, h, l);
         }
     }
@@ -532,21 +598,19 @@ impl Gen<'_> {
     /// has one, else of the lower (no checker on the bar).
     fn single_die(&mut self, me: u128, occ: u32, h: usize, l: usize) {
         let sh = movers(self.open, occ, h);
-        let (d, mut from) = if sh != 0 {
+        let (d, from) = if sh != 0 {
             (h, sh)
         } else {
             (l, movers(self.open, occ, l))
         };
-        let list = &mut *self.list;
-        list.max_dice = if from == 0 { 0 } else { 1 };
-        while from != 0 {
-            let i = 31 - from.leading_zeros() as usize;
-            from ^= 1 << i;
-            list.push(
-                me.wrapping_add(MOVE[d][i]),
-                self.blots & (1 << i) >> d,
-                STEP[d][i],
-            );
+        self.max_dice = if from == 0 { 0 } else { 1 };
+        let blots = self.blots;
+        for (e, i) in self.room(from.count_ones()).iter_mut().zip(Highs(from)) {
+            let m = &MOVES[d][i];
+            *e = Entry {
+                key: moved(me, m, blots),
+                steps: m.step,
+            };
         }
     }
 }
@@ -562,36 +626,44 @@ const ONE: [u128; 25] = {
     t
 };
 
-/// `MOVE[d][i]`: added (wrapping) to a packed side, moves a checker from slot `i` by `d`: to
-/// slot `i - d`, or off where `i < d` (from the bar, slot 24, it enters on slot `24 - d`).
-/// Rows have 32 entries so that indexing by a bit position of a `u32` needs no bounds check.
-const MOVE: [[u128; 32]; 7] = {
-    let mut t = [[0u128; 32]; 7];
-    let mut d = 1;
-    while d < 7 {
-        let mut i = 0;
-        while i < 25 {
-            let to = if i >= d { ONE[i - d] } else { 0 };
-            t[d][i] = to.wrapping_sub(ONE[i]);
-            i += 1;
-        }
-        d += 1;
-    }
-    t
-};
+/// One checker moving one die from one slot: see [`MOVES`].
+#[derive(Clone, Copy)]
+struct Move {
+    /// Added (wrapping) to a packed side, moves the checker.
+    delta: u128,
+    /// The landing slot as a bit (0 when borne off).
+    land: u32,
+    /// The step packed by [`step_bits`].
+    step: u64,
+}
 
-/// `STEP[d][i]`: the step of [`MOVE`]`[d][i]` in gnubg numbers, packed by [`step_bits`].
-const STEP: [[u64; 32]; 7] = {
-    let mut t = [[0u64; 32]; 7];
+/// `MOVES[d][i]`: a checker moving from slot `i` by `d`: to slot `i - d`, or off where `i < d`
+/// (from the bar, slot 24, it enters on slot `24 - d`). Rows have 32 entries so that indexing
+/// by a bit position of a `u32` needs no bounds check.
+const MOVES: [[Move; 32]; 7] = {
+    let none = Move {
+        delta: 0,
+        land: 0,
+        step: 0,
+    };
+    let mut t = [[none; 32]; 7];
     let mut d = 1;
     while d < 7 {
         let mut i = 0;
         while i < 25 {
-            let to = if i >= d { i + 1 - d } else { 0 };
-            t[d][i] = step_bits(Step {
-                from: i as u8 + 1,
-                to: to as u8,
-            });
+            let (to, land) = if i >= d {
+                (ONE[i - d], 1 << (i - d))
+            } else {
+                (0, 0)
+            };
+            t[d][i] = Move {
+                delta: to.wrapping_sub(ONE[i]),
+                land,
+                step: step_bits(Step {
+                    from: i as u8 + 1,
+                    to: if i >= d { i + 1 - d } else { 0 } as u8,
+                }),
+            };
             i += 1;
         }
         d += 1;
@@ -658,25 +730,31 @@ impl Position {
             list.board = Masks::new(self);
             list.board_of = Some(*self);
         }
-        list.clear(*self, dice);
+        list.origin = *self;
+        list.double = if dice.is_double() { dice.high() } else { 0 };
         let m = list.board;
         let mut gen = Gen {
             open: m.open,
             blots: m.blots,
-            list,
+            buf: std::mem::take(&mut list.entries),
+            n: 0,
+            max_dice: 0,
         };
         let (h, l) = (dice.high() as usize, dice.low() as usize);
         if h == l {
-            gen.double(self.me, m.occ, h, m.outside + m.bar < 4);
+            gen.double(self.me, m.more, h, m.outside + m.bar < 4);
         } else if m.bar > 0 {
-            gen.non_double_bar(self.me, m.occ, h, l);
+            gen.non_double_bar(self.me, m.more[0], h, l);
         } else if m.outside >= 2 {
             // Whichever moves first, one checker stays outside: nothing bears off.
-            gen.two_dice_contact(self.me, m.occ, m.lone, h, l);
+            gen.two_dice_contact(self.me, m.more, h, l);
         } else {
-            gen.two_dice_bear_off(self.me, m.occ, h, l);
+            gen.two_dice_bear_off(self.me, m.more, h, l);
         }
-        gen.list.len()
+        list.entries = gen.buf;
+        list.len = gen.n;
+        list.max_dice = gen.max_dice;
+        gen.n
     }
 
     /// Every legal play for `dice`, one per distinct resulting position; empty when the roll
