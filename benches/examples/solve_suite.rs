@@ -34,12 +34,16 @@ fn solve_all<T: Table>(balls: u32, count: usize, threads: usize, make: impl Fn()
 }
 
 fn main() {
-    let arg = |i: usize| std::env::args().nth(i).and_then(|a| a.parse().ok());
+    let arg = |i: usize| {
+        std::env::args()
+            .nth(i)
+            .and_then(|a| a.parse::<usize>().ok())
+    };
     let (Some(balls), Some(count)) = (arg(1), arg(2)) else {
         eprintln!("usage: solve_suite BALLS COUNT [THREADS]");
         std::process::exit(2);
     };
-    let threads = arg(3).unwrap_or(1) as usize;
+    let threads = arg(3).unwrap_or(1);
     let mb = std::env::var("HASH")
         .ok()
         .and_then(|v| v.parse().ok())

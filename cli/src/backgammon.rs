@@ -3,7 +3,15 @@
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand};
 use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 use tabula_engine::backgammon::{met, Dice, MatchId, Position, Side, Xgid, BAR};
+use tabula_solver::backgammon::baseline::{versus, Player};
+use tabula_solver::backgammon::search::{with_threads, MAX_PLIES};
+use tabula_solver::backgammon::train::{TrainOptions, Trainer};
+use tabula_solver::backgammon::{
+    equity as cubeless_equity, weights, Evaluator, NetFile, Probabilities, SearchOptions, Searcher,
+};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -37,6 +45,74 @@ enum Command {
         #[arg(long = "play", allow_hyphen_values = true)]
         play: String,
     },
+    /// Rank the plays of a roll with the neural net and expectimax (cubeless); without dice,
+    /// evaluate the position for the player on roll.
+    Hint {
+        #[command(flatten)]
+        common: Common,
+        /// The roll, e.g. 31 (default: the dice of the XGID or Match ID, if rolled).
+        #[arg(long, short)]
+        dice: Option<String>,
+        /// Plies of lookahead, 0 (the net alone) to 3 (3-ply takes seconds to a minute).
+        #[arg(long, default_value_t = 2)]
+        plies: u8,
+        /// Search threads (0: one per core). The results do not depend on it.
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Weights file (default: the shipped weights).
+        #[arg(long)]
+        weights: Option<PathBuf>,
+    },
+    /// Train the evaluator by self-play TD(lambda), checkpointing to --out (FILE.tmp + rename).
+    Train(TrainArgs),
+    /// Serve GNU Backgammon's external-player protocol on a TCP socket (gnubg connects).
+    External(crate::backgammon_external::ExternalArgs),
+    /// Play the net (0-ply) against a simple baseline and report its results.
+    Baseline {
+        /// Games to play (the net rolls first in every other game).
+        #[arg(long, default_value_t = 1000)]
+        games: u64,
+        /// Seed of the dice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The opponent: `pip` (pip-count racer), `random`, or another weights file (`*.tnet`).
+        #[arg(long, default_value = "pip")]
+        opponent: String,
+        /// Weights file (default: the shipped weights).
+        #[arg(long)]
+        weights: Option<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(ClapArgs, Debug)]
+struct TrainArgs {
+    /// Total self-play games to reach (a resumed run counts those already in the file).
+    #[arg(long)]
+    games: u64,
+    /// Seed of the initial weights and of the dice (ignored with --resume).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The weights file to write (and to continue from with --resume).
+    #[arg(long)]
+    out: PathBuf,
+    /// Continue from the weights, game counter and RNG state in --out.
+    #[arg(long)]
+    resume: bool,
+    /// Learning rate.
+    #[arg(long, default_value_t = 0.1)]
+    alpha: f32,
+    /// Eligibility-trace decay.
+    #[arg(long, default_value_t = 0.7)]
+    lambda: f32,
+    /// Games between checkpoints.
+    #[arg(long = "checkpoint-every", default_value_t = 10_000)]
+    checkpoint_every: u64,
+    /// Games against the pip-count racer at each checkpoint, for the progress line (0: none).
+    #[arg(long = "bench-games", default_value_t = 200)]
+    bench_games: u64,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -108,6 +184,22 @@ pub fn run(args: Args) -> CliResult {
         Command::Show { common } => show(&common),
         Command::Moves { common, dice } => moves(&common, &dice),
         Command::Play { common, dice, play } => play_cmd(&common, &dice, &play),
+        Command::Hint {
+            common,
+            dice,
+            plies,
+            threads,
+            weights,
+        } => hint(&common, &dice, plies, threads, weights.as_deref()),
+        Command::Train(args) => train(&args),
+        Command::External(args) => crate::backgammon_external::run(args),
+        Command::Baseline {
+            games,
+            seed,
+            opponent,
+            weights,
+            json,
+        } => baseline(games, seed, &opponent, weights.as_deref(), json),
     }
 }
 
@@ -305,5 +397,280 @@ fn play_cmd(common: &Common, dice: &Option<String>, text: &str) -> CliResult {
     } else {
         println!("{}  {}", play.notation(), play.result().position_id());
     }
+    Ok(())
+}
+
+/// The evaluator from `--weights FILE`, or the shipped one.
+fn load_evaluator(path: Option<&Path>) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {
+    match path {
+        Some(p) => NetFile::load(p)
+            .map(|f| std::borrow::Cow::Owned(f.evaluator))
+            .map_err(|e| CliError::new(format!("weights {}: {e}", p.display()))),
+        None => weights::builtin()
+            .map(std::borrow::Cow::Borrowed)
+            .map_err(|e| CliError::new(format!("built-in weights: {e}"))),
+    }
+}
+
+fn train(args: &TrainArgs) -> CliResult {
+    if !(args.alpha.is_finite() && args.alpha > 0.0) {
+        return Err(CliError::new("--alpha must be a positive number"));
+    }
+    if !(0.0..=1.0).contains(&args.lambda) {
+        return Err(CliError::new("--lambda must be between 0 and 1"));
+    }
+    if args.checkpoint_every == 0 {
+        return Err(CliError::new("--checkpoint-every must be at least 1"));
+    }
+    let options = TrainOptions {
+        alpha: args.alpha,
+        lambda: args.lambda,
+    };
+    let mut trainer = if args.resume {
+        let file = NetFile::load(&args.out).map_err(|e| {
+            CliError::new(format!("cannot resume from {}: {e}", args.out.display()))
+        })?;
+        Trainer::resume(file, options)
+    } else {
+        Trainer::new(args.seed, options)
+    };
+    let save = |t: &Trainer| -> CliResult {
+        t.to_file()
+            .save(&args.out)
+            .map_err(|e| CliError::new(e.to_string()))
+    };
+    let started = Instant::now();
+    let first = trainer.games();
+    let mut last_report = Instant::now();
+    let (mut window_td, mut window_plies, mut window_games) = (0.0f64, 0u64, 0u64);
+    eprintln!(
+        "train: {} → {} games, alpha {}, lambda {}, checkpoints every {} to {}",
+        first,
+        args.games,
+        args.alpha,
+        args.lambda,
+        args.checkpoint_every,
+        args.out.display()
+    );
+    while trainer.games() < args.games {
+        let stats = trainer.play_game();
+        window_td += stats.abs_td;
+        window_plies += stats.plies as u64;
+        window_games += 1;
+        let games = trainer.games();
+        let checkpoint = games % args.checkpoint_every == 0 || games == args.games;
+        if checkpoint || last_report.elapsed().as_secs_f64() >= 5.0 {
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            eprintln!(
+                "train: {games}/{} games, {:.1} games/s, |TD error| {:.4}, {:.1} plies/game",
+                args.games,
+                (games - first) as f64 / secs,
+                window_td / window_plies.max(1) as f64,
+                window_plies as f64 / window_games.max(1) as f64,
+            );
+            (window_td, window_plies, window_games) = (0.0, 0, 0);
+            last_report = Instant::now();
+        }
+        if checkpoint {
+            save(&trainer)?;
+            let mut line = format!("checkpoint: {} games in {}", games, args.out.display());
+            if args.bench_games > 0 {
+                let r = versus(
+                    Player::Net(trainer.evaluator()),
+                    Player::PipCount,
+                    args.bench_games,
+                    0x5eed,
+                );
+                line.push_str(&format!(
+                    "; vs pip-count racer: {:.1}% wins, {:+.3} points/game over {} games",
+                    100.0 * r.win_rate(),
+                    r.ppg(),
+                    r.games
+                ));
+            }
+            eprintln!("{line}");
+        }
+    }
+    if trainer.games() == first {
+        save(&trainer)?;
+    }
+    eprintln!(
+        "train: done, {} games in {:.1} s",
+        trainer.games() - first,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn baseline(
+    games: u64,
+    seed: u64,
+    opponent: &str,
+    weights: Option<&Path>,
+    json: bool,
+) -> CliResult {
+    let other;
+    let (opp, name) = match opponent {
+        "pip" | "pips" | "pip-count" => (Player::PipCount, "pip-count racer".to_string()),
+        "random" => (Player::Random, "random player".to_string()),
+        file if file.ends_with(".tnet") => {
+            other = load_evaluator(Some(Path::new(file)))?;
+            (Player::Net(&other), format!("net {file} (0-ply)"))
+        }
+        other => {
+            return Err(CliError::new(format!(
+                "unknown opponent {other:?}: expected pip, random or a .tnet weights file"
+            )))
+        }
+    };
+    if games == 0 {
+        return Err(CliError::new("--games must be at least 1"));
+    }
+    let eval = load_evaluator(weights)?;
+    let started = Instant::now();
+    let r = versus(Player::Net(&eval), opp, games, seed);
+    if json {
+        println!(
+            "{}",
+            json!({
+                "opponent": opponent,
+                "games": r.games,
+                "wins": r.wins,
+                "win_rate": r.win_rate(),
+                "points_per_game": r.ppg(),
+                "gammons": r.gammons,
+                "backgammons": r.backgammons,
+            })
+        );
+    } else {
+        println!(
+            "net (0-ply) vs {name}: {} wins of {} ({:.1}%), {:+.3} points/game, {} gammons, {} backgammons won",
+            r.wins,
+            r.games,
+            100.0 * r.win_rate(),
+            r.ppg(),
+            r.gammons,
+            r.backgammons
+        );
+        eprintln!("{:.1} s", started.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
+fn probabilities_text(p: &Probabilities) -> String {
+    format!(
+        "win {:.3} (g {:.3} bg {:.3})  lose {:.3} (g {:.3} bg {:.3})",
+        p[0],
+        p[1],
+        p[2],
+        1.0 - p[0],
+        p[3],
+        p[4]
+    )
+}
+
+/// Rounds for JSON: 6 decimals are plenty, and keep the output short.
+fn round6(x: f32) -> f64 {
+    (x as f64 * 1e6).round() / 1e6
+}
+
+fn hint(
+    common: &Common,
+    dice: &Option<String>,
+    plies: u8,
+    threads: usize,
+    weights: Option<&Path>,
+) -> CliResult {
+    if plies > MAX_PLIES {
+        return Err(CliError::new(format!(
+            "--plies {plies}: at most {MAX_PLIES}"
+        )));
+    }
+    let input = common.input()?;
+    let rolled = dice.is_some() || input.match_id.is_some_and(|m| m.dice.0 > 0);
+    let dice = if rolled {
+        Some(dice_for(dice, &input)?)
+    } else {
+        None
+    };
+    let eval = load_evaluator(weights)?;
+    let pos = input.position;
+    let options = SearchOptions {
+        plies,
+        ..SearchOptions::default()
+    };
+    let started = Instant::now();
+    let Some(dice) = dice else {
+        let p = with_threads(threads, || {
+            Searcher::new(&eval, options).evaluate(&pos, plies)
+        })
+        .map_err(CliError::new)?;
+        if common.json {
+            println!(
+                "{}",
+                json!({
+                    "plies": plies,
+                    "position": pos.position_id(),
+                    "equity": round6(cubeless_equity(&p)),
+                    "probabilities": p.map(round6),
+                })
+            );
+        } else {
+            println!(
+                "{} ({plies}-ply, cubeless, player on roll): equity {:+.3}",
+                pos.position_id(),
+                cubeless_equity(&p)
+            );
+            println!("  {}", probabilities_text(&p));
+            eprintln!("{:.3} s", started.elapsed().as_secs_f64());
+        }
+        return Ok(());
+    };
+    let ranked = with_threads(threads, || Searcher::new(&eval, options).rank(&pos, dice))
+        .map_err(CliError::new)?;
+    if common.json {
+        let moves: Vec<_> = ranked
+            .iter()
+            .map(|r| {
+                json!({
+                    "play": r.play.notation(),
+                    "equity": round6(r.equity),
+                    "probabilities": r.probabilities.map(round6),
+                    "plies": r.plies,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"plies": plies, "dice": dice.to_string(), "moves": moves})
+        );
+        return Ok(());
+    }
+    if ranked.is_empty() {
+        println!("No legal play for {dice}.");
+        return Ok(());
+    }
+    let width = ranked
+        .iter()
+        .map(|r| r.play.notation().len())
+        .max()
+        .unwrap_or(0);
+    let best = ranked[0].equity;
+    for (n, r) in ranked.iter().enumerate() {
+        let diff = if n == 0 {
+            String::new()
+        } else {
+            format!(" ({:+.3})", r.equity - best)
+        };
+        println!(
+            "{:>3}. {:width$}  {}-ply  eq {:+.3}{diff}",
+            n + 1,
+            r.play.notation(),
+            r.plies,
+            r.equity,
+        );
+        println!("     {}", probabilities_text(&r.probabilities));
+    }
+    eprintln!("{:.3} s", started.elapsed().as_secs_f64());
     Ok(())
 }

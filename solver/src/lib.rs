@@ -6,7 +6,10 @@
 //!   measured against).
 //! - [`eval`]: heuristic evaluations for ordering and depth-limited search.
 //! - [`minimax`]: plain minimax, the reference for tests.
+//! - [`backgammon`]: the backgammon neural-net evaluator (self-play TD(λ)) and its expectimax
+//!   search.
 
+pub mod backgammon;
 pub mod eval;
 pub mod minimax;
 pub mod search;

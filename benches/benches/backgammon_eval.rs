@@ -1,0 +1,80 @@
+//! Backgammon neural-net evaluation speed with the shipped weights: 0-ply evaluations per
+//! second over a fixed suite of positions from seeded games (contact and race), and a 1-ply
+//! hint. Every output is checked (finite, in [0, 1], gammons within wins) before it is timed.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use tabula_engine::backgammon::{Dice, PlayList, Position};
+use tabula_solver::backgammon::baseline::{opening_roll, roll, Player};
+use tabula_solver::backgammon::inputs::is_contact;
+use tabula_solver::backgammon::search::with_threads;
+use tabula_solver::backgammon::{weights, Evaluator, Rng, SearchOptions, Searcher};
+
+/// Every position before a roll in `games` games of the pip-count racer against the random
+/// player from `seed`.
+fn suite(games: u32, seed: u64) -> Vec<Position> {
+    let mut rng = Rng::new(seed);
+    let mut list = PlayList::new();
+    let mut out = Vec::new();
+    for g in 0..games {
+        let players = [Player::PipCount, Player::Random];
+        let mut pos = Position::START;
+        let mut dice = opening_roll(&mut rng);
+        let mut ply = g as usize;
+        while !pos.is_game_over() {
+            out.push(pos);
+            pos = players[ply % 2].play(&pos, dice, &mut list, &mut rng);
+            dice = roll(&mut rng);
+            ply += 1;
+        }
+    }
+    out
+}
+
+fn evaluate_all(eval: &Evaluator, positions: &[Position]) -> f32 {
+    positions.iter().map(|p| eval.evaluate(p)[0]).sum()
+}
+
+fn bench_eval(c: &mut Criterion) {
+    let eval = weights::builtin().expect("the shipped weights load");
+    let positions = suite(40, 1);
+    let races = positions.iter().filter(|p| !is_contact(p)).count();
+    assert!(races > 100 && positions.len() - races > 1000, "suite mix");
+    for pos in &positions {
+        let p = eval.evaluate(pos);
+        assert!(
+            p.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x)),
+            "{pos}: {p:?}"
+        );
+        assert!(p[1] <= p[0] && p[2] <= p[1] && p[3] <= 1.0 - p[0] && p[4] <= p[3]);
+    }
+    let mut group = c.benchmark_group("backgammon-eval");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    group.bench_function("0-ply", |b| {
+        b.iter(|| evaluate_all(eval, black_box(&positions)))
+    });
+    group.finish();
+
+    let dice: Dice = "31".parse().unwrap();
+    let one = with_threads(1, || {
+        Searcher::new(eval, SearchOptions::default()).rank(&Position::START, dice)
+    })
+    .unwrap();
+    assert_eq!(one.len(), 16);
+    let mut group = c.benchmark_group("backgammon-hint");
+    group.sample_size(10);
+    group.bench_function("start-31-1-ply-1-thread", |b| {
+        b.iter(|| {
+            with_threads(1, || {
+                Searcher::new(eval, SearchOptions::default())
+                    .rank(black_box(&Position::START), dice)
+            })
+            .unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_eval);
+criterion_main!(benches);

@@ -1,0 +1,312 @@
+//! `tabula backgammon hint`, `train` and `baseline`: output shapes, determinism (thread
+//! counts, resumed training) and exit code 2 with one line on stderr for bad input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn tabula(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .output()
+        .expect("run tabula")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = tabula(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+fn assert_bad_input(args: &[&str], needle: &str) {
+    let out = tabula(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+/// A scratch directory for this test binary.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabula-ai-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn check_probabilities(p: &serde_json::Value) -> [f64; 5] {
+    let p: Vec<f64> = p
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(p.len(), 5);
+    assert!(p.iter().all(|x| (0.0..=1.0).contains(x)), "{p:?}");
+    assert!(p[1] <= p[0] + 1e-6 && p[2] <= p[1] + 1e-6, "{p:?}");
+    assert!(p[3] <= 1.0 - p[0] + 1e-6 && p[4] <= p[3] + 1e-6, "{p:?}");
+    [p[0], p[1], p[2], p[3], p[4]]
+}
+
+#[test]
+fn hint_json_ranks_every_play() {
+    let v = json_of(&[
+        "backgammon",
+        "hint",
+        "--dice",
+        "31",
+        "--plies",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["plies"], 1);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 16, "every play of 31 from the start");
+    let mut last = (u64::MAX, f64::INFINITY);
+    for m in moves {
+        assert!(m["play"].is_string());
+        let p = check_probabilities(&m["probabilities"]);
+        let eq = m["equity"].as_f64().unwrap();
+        let formula = 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4];
+        assert!((eq - formula).abs() < 1e-4, "{m}");
+        // Searched plays first, each group best first.
+        let plies = m["plies"].as_u64().unwrap();
+        assert!(plies < last.0 || (plies == last.0 && eq <= last.1), "{v}");
+        last = (plies, eq);
+    }
+    assert_eq!(
+        moves[0]["play"], "8/5 6/5",
+        "the net knows the best opening 31"
+    );
+}
+
+#[test]
+fn hint_is_the_same_with_any_thread_count() {
+    let args = |threads: &'static str| {
+        vec![
+            "backgammon",
+            "hint",
+            "--position",
+            "4HPwATDgc/ABMA",
+            "--dice",
+            "62",
+            "--plies",
+            "1",
+            "--json",
+            "--threads",
+            threads,
+        ]
+    };
+    let one = tabula(&args("1"));
+    let three = tabula(&args("3"));
+    assert!(one.status.success());
+    assert_eq!(stdout(&one), stdout(&three));
+}
+
+#[test]
+fn hint_two_plies_in_a_race_and_xgid_input() {
+    // A race: bearing off against a few checkers left; XGID input with the dice in it.
+    let v = json_of(&[
+        "backgammon",
+        "hint",
+        "--position",
+        "XGID=-BBBBBC------------bbbbbb-:0:0:1:42:0:0:0:0:10",
+        "--plies",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(v["plies"], 2);
+    let moves = v["moves"].as_array().unwrap();
+    assert!(!moves.is_empty());
+    assert_eq!(moves[0]["plies"], 2);
+    for m in moves {
+        check_probabilities(&m["probabilities"]);
+    }
+}
+
+#[test]
+fn no_dice_evaluates_the_position() {
+    let v = json_of(&["backgammon", "hint", "--plies", "0", "--json"]);
+    assert_eq!(v["position"], "4HPwATDgc/ABMA");
+    let p = check_probabilities(&v["probabilities"]);
+    assert!((0.4..0.6).contains(&p[0]), "start is about even: {p:?}");
+    let text = tabula(&["backgammon", "hint", "--plies", "1"]);
+    assert!(stdout(&text).contains("equity"));
+}
+
+#[test]
+fn finished_games_are_scored_exactly() {
+    // The opponent has borne off everything; the player on roll still has all 15 on the bar:
+    // a backgammon.
+    let v = json_of(&[
+        "backgammon",
+        "hint",
+        "--position",
+        "XGID=-------------------------O:0:0:1:00:0:0:0:0:10",
+        "--plies",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(
+        v["probabilities"],
+        serde_json::json!([0.0, 0.0, 0.0, 1.0, 1.0])
+    );
+}
+
+#[test]
+fn bad_input_exits_2() {
+    assert_bad_input(
+        &[
+            "backgammon",
+            "hint",
+            "--position",
+            "nonsense",
+            "--dice",
+            "31",
+        ],
+        "Position ID",
+    );
+    assert_bad_input(&["backgammon", "hint", "--dice", "71"], "dice");
+    assert_bad_input(
+        &["backgammon", "hint", "--dice", "31", "--plies", "9"],
+        "plies",
+    );
+    let dir = scratch("bad");
+    let missing = dir.join("missing.tnet");
+    assert_bad_input(
+        &["backgammon", "hint", "--weights", missing.to_str().unwrap()],
+        "cannot read",
+    );
+    let garbage = dir.join("garbage.tnet");
+    std::fs::write(&garbage, b"definitely not weights").unwrap();
+    assert_bad_input(
+        &["backgammon", "hint", "--weights", garbage.to_str().unwrap()],
+        "bad magic",
+    );
+    let shipped = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../solver/data/backgammon.tnet"
+    ))
+    .unwrap();
+    let cut = dir.join("cut.tnet");
+    std::fs::write(&cut, &shipped[..shipped.len() / 2]).unwrap();
+    assert_bad_input(
+        &["backgammon", "hint", "--weights", cut.to_str().unwrap()],
+        "truncated",
+    );
+    let mut flipped = shipped.clone();
+    let n = flipped.len();
+    flipped[n / 2] ^= 0x40;
+    let flip = dir.join("flip.tnet");
+    std::fs::write(&flip, &flipped).unwrap();
+    assert_bad_input(
+        &["backgammon", "hint", "--weights", flip.to_str().unwrap()],
+        "checksum",
+    );
+    assert_bad_input(
+        &[
+            "backgammon",
+            "train",
+            "--games",
+            "1",
+            "--out",
+            missing.to_str().unwrap(),
+            "--resume",
+        ],
+        "cannot resume",
+    );
+    assert_bad_input(
+        &[
+            "backgammon",
+            "train",
+            "--games",
+            "1",
+            "--out",
+            "x.tnet",
+            "--lambda",
+            "2",
+        ],
+        "lambda",
+    );
+    assert_bad_input(
+        &["backgammon", "baseline", "--opponent", "gnubg"],
+        "opponent",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn training_resumes_deterministically() {
+    let dir = scratch("train");
+    let straight = dir.join("straight.tnet");
+    let resumed = dir.join("resumed.tnet");
+    let train = |out: &PathBuf, games: &str, resume: bool| {
+        let mut args = vec![
+            "backgammon",
+            "train",
+            "--games",
+            games,
+            "--seed",
+            "5",
+            "--out",
+            out.to_str().unwrap(),
+            "--checkpoint-every",
+            "1",
+            "--bench-games",
+            "0",
+        ];
+        if resume {
+            args.push("--resume");
+        }
+        let o = tabula(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("games/s"));
+    };
+    train(&straight, "3", false);
+    train(&resumed, "2", false);
+    train(&resumed, "3", true);
+    assert_eq!(
+        std::fs::read(&straight).unwrap(),
+        std::fs::read(&resumed).unwrap()
+    );
+    assert!(!dir.join("straight.tnet.tmp").exists());
+    // The trained file is usable as --weights.
+    let v = json_of(&[
+        "backgammon",
+        "hint",
+        "--dice",
+        "31",
+        "--plies",
+        "0",
+        "--json",
+        "--weights",
+        straight.to_str().unwrap(),
+    ]);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 16);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn baseline_reports_a_win_rate() {
+    let v = json_of(&[
+        "backgammon",
+        "baseline",
+        "--games",
+        "50",
+        "--seed",
+        "3",
+        "--opponent",
+        "random",
+        "--json",
+    ]);
+    assert_eq!(v["games"], 50);
+    assert!(v["win_rate"].as_f64().unwrap() > 0.7, "{v}");
+}

@@ -1,0 +1,198 @@
+//! `tabula backgammon external`: a fake gnubg connects to the server on an ephemeral port, sends
+//! FIBS board lines as gnubg 1.07 does (captured lines from engine/tests/data), and checks that
+//! the plays are legal and the cube answers are gnubg's words; bad addresses exit with code 2.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+use tabula_engine::backgammon::{Dice, FibsBoard, Position};
+
+fn tabula(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .output()
+        .expect("run tabula")
+}
+
+/// Starts the server on a free port; returns the child and a connected client.
+fn start(extra: &[&str]) -> (Child, TcpStream) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args([
+            "backgammon",
+            "external",
+            "--listen",
+            "127.0.0.1:0",
+            "--once",
+        ])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start tabula");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("read the address");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    let stream = TcpStream::connect(&addr).expect("connect");
+    (child, stream)
+}
+
+struct Client {
+    writer: TcpStream,
+    reader: BufReader<TcpStream>,
+}
+
+impl Client {
+    fn new(stream: TcpStream) -> Client {
+        Client {
+            writer: stream.try_clone().unwrap(),
+            reader: BufReader::new(stream),
+        }
+    }
+
+    /// Sends a line the way gnubg does (newline, then a NUL byte) and reads the reply.
+    fn ask(&mut self, line: &str) -> String {
+        self.writer
+            .write_all(format!("{line}\n\0").as_bytes())
+            .unwrap();
+        let mut reply = String::new();
+        self.reader.read_line(&mut reply).expect("reply");
+        assert!(
+            reply.ends_with('\n'),
+            "reply {reply:?} not ended by a newline"
+        );
+        reply.trim_end_matches('\n').to_string()
+    }
+}
+
+fn fixture_boards() -> Vec<String> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../engine/tests/data/backgammon-fibs.txt");
+    std::fs::read_to_string(path)
+        .expect("fixture")
+        .lines()
+        .filter(|l| l.starts_with("board:"))
+        .map(|l| l.split(" | ").next().unwrap().to_string())
+        .collect()
+}
+
+fn finish(mut child: Child, client: Client) {
+    drop(client);
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "server exit {status:?}");
+}
+
+#[test]
+fn plays_for_gnubg_board_lines_are_legal() {
+    let (child, stream) = start(&["--plies", "0"]);
+    let mut client = Client::new(stream);
+    let boards = fixture_boards();
+    assert!(boards.len() >= 30);
+    for line in boards.iter().take(30) {
+        let b = FibsBoard::parse(line).unwrap();
+        let dice = Dice::new(b.dice.0, b.dice.1).unwrap();
+        let reply = client.ask(line);
+        if b.position.plays(dice).is_empty() {
+            assert_eq!(reply, "", "{line}");
+        } else {
+            b.position
+                .parse_play(dice, &reply)
+                .unwrap_or_else(|e| panic!("{line}: reply {reply:?}: {e}"));
+        }
+    }
+    // Not a board: gnubg's error convention, and the connection goes on.
+    assert!(client.ask("hello").starts_with("Error: "));
+    let again = client.ask(&boards[0]);
+    assert!(!again.is_empty());
+    finish(child, client);
+}
+
+fn board(position: Position, dice: (u8, u8), doubled: bool) -> String {
+    FibsBoard {
+        names: ["gnubg".into(), "root".into()],
+        match_length: 0,
+        score: [0, 0],
+        position,
+        on_roll: 0,
+        dice,
+        cube: 1,
+        cube_owner: None,
+        doubled: doubled as i8,
+        crawford: false,
+        post_crawford: false,
+    }
+    .to_string()
+}
+
+#[test]
+fn cube_answers_are_gnubgs_words() {
+    // 1-ply: the last roll of a won race is evaluated exactly.
+    let (child, stream) = start(&["--plies", "1"]);
+    let mut client = Client::new(stream);
+    for line in fixture_boards().iter().take(12) {
+        let mut b = FibsBoard::parse(line).unwrap();
+        b.dice = (0, 0);
+        b.doubled = 0;
+        let r = client.ask(&b.to_string());
+        assert!(r == "roll" || r == "double", "{b}: {r:?}");
+        b.doubled = 1;
+        let r = client.ask(&b.to_string());
+        assert!(r == "take" || r == "drop", "{b}: {r:?}");
+    }
+    // The opening position: no double; a take.
+    assert_eq!(client.ask(&board(Position::START, (0, 0), false)), "roll");
+    assert_eq!(client.ask(&board(Position::START, (0, 0), true)), "take");
+    // One checker left on the six point against two on the opponent's six point (13 off): 27
+    // rolls of 36 win at once, nearly all the others next turn; no gammons. Double, drop.
+    let mut me = [0u8; 25];
+    let mut opp = [0u8; 25];
+    me[5] = 1;
+    opp[5] = 2;
+    let won = Position::from_counts(me, opp).unwrap();
+    assert_eq!(client.ask(&board(won, (0, 0), false)), "double");
+    assert_eq!(client.ask(&board(won, (0, 0), true)), "drop");
+    // Crawford game: no double even when winning.
+    let mut b = FibsBoard::parse(&board(won, (0, 0), false)).unwrap();
+    b.match_length = 5;
+    b.score = [4, 2];
+    b.crawford = true;
+    assert_eq!(client.ask(&b.to_string()), "roll");
+    finish(child, client);
+}
+
+fn assert_bad_input(args: &[&str], needle: &str) {
+    let out = tabula(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains(needle), "{args:?}: {err} lacks {needle:?}");
+}
+
+#[test]
+fn bad_listen_addresses_exit_2() {
+    let ext = ["backgammon", "external", "--listen"];
+    assert_bad_input(
+        &[&ext[..], &["nonsense"]].concat(),
+        "invalid --listen address",
+    );
+    assert_bad_input(
+        &[&ext[..], &["127.0.0.1:99999"]].concat(),
+        "invalid --listen",
+    );
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    assert_bad_input(&[&ext[..], &[addr.as_str()]].concat(), "cannot listen on");
+    assert_bad_input(
+        &[&ext[..], &["127.0.0.1:0", "--plies", "9"]].concat(),
+        "--plies",
+    );
+    assert_bad_input(&["backgammon", "external"], "--listen");
+}

@@ -1,0 +1,598 @@
+//! Cube decisions from cubeless probabilities: cubeful equities for money play (Janowski's
+//! cube-efficiency model) and match play (the same model in match winning chances over the
+//! Kazaross-XG2 table), and the doubler's and the receiver's decisions.
+//!
+//! **Money play** (Rick Janowski, "Take-Points in Money Games", 1993). From the five cubeless
+//! outputs of the player on roll, `W = 1 + (P(wg) + P(wbg)) / P(w)` is the average value of a win
+//! and `L = 1 + (P(lg) + P(lbg)) / P(l)` of a loss (per cube unit). The *dead-cube* equity is the
+//! cubeless one, `E_dead = p·W − (1 − p)·L`. The *live-cube* equity (a fully efficient cube that
+//! is doubled exactly at the other side's take point) is piecewise linear in the win chance `p`
+//! between `(0, −L)` and `(1, W)`, through `(TP, −1)` when the opponent can double and
+//! `(CP, +1)` when the player can, with the live take point `TP = (L − ½)/(W + L + ½)` and cash
+//! point `CP = (L + 1)/(W + L + ½)`. The cubeful equity is the blend
+//! `E = (1 − x)·E_dead + x·E_live`, with the cube efficiency `x` (0.68 is customary for
+//! middle games, [`DEFAULT_CUBE_EFFICIENCY`]; gnubg uses 0.6–0.7 depending on the position
+//! class). Solving for the receiver's take point gives Janowski's closed form
+//! `TP = (L' − ½)/(W' + L' + ½x)` in the receiver's `W'`, `L'`: 25% with a dead cube, 20% with a
+//! fully live one and 0.5/2.34 ≈ 21.4% at `x = 0.68` without gammons (tested below).
+//!
+//! **Match play.** The same construction in match winning chances (MWC): a win or loss of
+//! `k × cube` points is worth its Kazaross-XG2 entry ([`met::equity_after`], which applies the
+//! Crawford and post-Crawford rules); the gammon and backgammon shares of each side's wins are
+//! those of the current position. For a cube at value `c`, the live curve of a player runs from
+//! `(0, MWC(all losses at c))` to `(1, MWC(all wins at c))`, through the opponent's cash point
+//! `(TP, MWC(lose c))` when the opponent may double and through the player's own cash point
+//! `(CP, MWC(win c))` when the player may; the take points come from the same curves one level up
+//! (a take point at `2c` is where owning the `2c` cube is worth passing at `c`), recursively until
+//! the cube is dead (Crawford game, cube at [`MAX_CUBE`], or the cube already wins the match for
+//! the side that would double). The cubeful MWC is again `(1 − x)·dead + x·live`. At 2-away
+//! 2-away the receiver's take point is the MET's 32.3%, and post-Crawford the trailer doubles at
+//! once (tested below).
+//!
+//! **Decisions.** For the player on roll: no double `ND` (cubeful value at the current cube),
+//! double/take `DT` (the cube at twice the value, owned by the opponent) and double/pass `DP`
+//! (winning the current cube value). Money equities are per current cube unit (`DP = +1`); match
+//! values are MWC. Double iff `min(DT, DP) > ND`; the receiver takes iff `DT ≤ DP`.
+
+use tabula_engine::backgammon::{met, MAX_CUBE};
+
+use super::net::Probabilities;
+
+/// The customary cube efficiency for Janowski's model.
+pub const DEFAULT_CUBE_EFFICIENCY: f64 = 0.68;
+
+const EPS: f64 = 1e-9;
+
+/// Who owns the cube, seen from the player on roll.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CubeOwner {
+    Centred,
+    /// The player on roll.
+    Me,
+    Opponent,
+}
+
+/// The match score, from the player on roll.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MatchScore {
+    /// Match length (1..=25).
+    pub length: u32,
+    /// Points of the player on roll, then of the opponent (each below `length`).
+    pub score: [u32; 2],
+    /// This game is the Crawford game.
+    pub crawford: bool,
+}
+
+impl MatchScore {
+    /// Points still needed by side 0 (the player on roll) or 1.
+    pub fn away(&self, side: usize) -> u32 {
+        self.length.saturating_sub(self.score[side])
+    }
+}
+
+/// The cube and the kind of play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CubeState {
+    /// Cube value (a power of two).
+    pub value: u32,
+    pub owner: CubeOwner,
+    /// `None` for money play.
+    pub match_score: Option<MatchScore>,
+    /// Money play under the Jacoby rule (gammons count only once the cube has been turned).
+    pub jacoby: bool,
+}
+
+impl CubeState {
+    /// A money game with a centred cube at 1, without the Jacoby rule.
+    pub fn money() -> CubeState {
+        CubeState {
+            value: 1,
+            owner: CubeOwner::Centred,
+            match_score: None,
+            jacoby: false,
+        }
+    }
+
+    /// Whether the player on roll may double now (the cube is available to them and alive).
+    pub fn may_double(&self) -> bool {
+        if self.owner == CubeOwner::Opponent || self.value >= MAX_CUBE {
+            return false;
+        }
+        match self.match_score {
+            None => true,
+            Some(m) => !m.crawford && self.value < m.away(0),
+        }
+    }
+}
+
+/// The doubler's best action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CubeAction {
+    /// Not good enough to double (or not allowed to).
+    NoDouble,
+    /// Double; the opponent should take.
+    DoubleTake,
+    /// Double; the opponent should pass.
+    DoublePass,
+    /// Too good to double: play on for the gammon (the opponent would pass).
+    TooGood,
+}
+
+/// A cube decision for the player on roll.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubeDecision {
+    /// Cubeful value without doubling (money: per current cube unit; match: MWC).
+    pub no_double: f64,
+    /// Value after double and take.
+    pub double_take: f64,
+    /// Value after double and pass.
+    pub double_pass: f64,
+    /// Whether the rules let the player on roll double now.
+    pub may_double: bool,
+    /// The doubler's best action (always [`CubeAction::NoDouble`] when it may not double).
+    pub action: CubeAction,
+    /// The receiver of a double should take (`DT ≤ DP` from the doubler's side).
+    pub take: bool,
+}
+
+impl CubeDecision {
+    /// The best value for the player on roll, counting the opponent's best answer.
+    pub fn best(&self) -> f64 {
+        match self.action {
+            CubeAction::DoubleTake | CubeAction::DoublePass => {
+                self.double_take.min(self.double_pass)
+            }
+            _ => self.no_double,
+        }
+    }
+}
+
+/// `[single, gammon only, backgammon]` shares of a side's wins.
+fn shares(win: f64, gammon: f64, backgammon: f64) -> [f64; 3] {
+    if win <= EPS {
+        return [1.0, 0.0, 0.0];
+    }
+    let g = (gammon / win).clamp(0.0, 1.0);
+    let bg = (backgammon / win).clamp(0.0, g);
+    [1.0 - g, g - bg, bg]
+}
+
+fn as_f64(p: &Probabilities) -> [f64; 5] {
+    p.map(|v| (v as f64).clamp(0.0, 1.0))
+}
+
+/// Money: average value of a win and of a loss per cube unit, `(W, L)`.
+fn money_values(p: &[f64; 5]) -> (f64, f64) {
+    let (w, l) = (p[0], 1.0 - p[0]);
+    let wv = if w > EPS {
+        1.0 + (p[1] + p[2]) / w
+    } else {
+        1.0
+    };
+    let lv = if l > EPS {
+        1.0 + (p[3] + p[4]) / l
+    } else {
+        1.0
+    };
+    (wv, lv)
+}
+
+/// Janowski's live-cube money equity per cube unit for win chance `p`, average win `w` and loss
+/// `l`, with the cube `owner` (and the Jacoby rule, which only matters for a centred cube).
+pub fn money_live(p: f64, w: f64, l: f64, owner: CubeOwner, jacoby: bool) -> f64 {
+    let tp = (l - 0.5) / (w + l + 0.5);
+    let cp = (l + 1.0) / (w + l + 0.5);
+    let lerp = |x0: f64, y0: f64, x1: f64, y1: f64| y0 + (y1 - y0) * (p - x0) / (x1 - x0);
+    match owner {
+        CubeOwner::Centred => {
+            if p < tp {
+                if jacoby {
+                    -1.0
+                } else {
+                    lerp(0.0, -l, tp, -1.0)
+                }
+            } else if p < cp {
+                lerp(tp, -1.0, cp, 1.0)
+            } else if jacoby {
+                1.0
+            } else {
+                lerp(cp, 1.0, 1.0, w)
+            }
+        }
+        CubeOwner::Me => {
+            if p < cp {
+                lerp(0.0, -l, cp, 1.0)
+            } else {
+                lerp(cp, 1.0, 1.0, w)
+            }
+        }
+        CubeOwner::Opponent => {
+            if p < tp {
+                lerp(0.0, -l, tp, -1.0)
+            } else {
+                lerp(tp, -1.0, 1.0, w)
+            }
+        }
+    }
+}
+
+/// Money: the cubeful equity per cube unit of the player on roll with the cube at `owner`.
+fn money_cubeful(p: &[f64; 5], owner: CubeOwner, jacoby: bool, x: f64) -> f64 {
+    let jacoby = jacoby && owner == CubeOwner::Centred;
+    let q = if jacoby {
+        [p[0], 0.0, 0.0, 0.0, 0.0]
+    } else {
+        *p
+    };
+    let dead = 2.0 * q[0] - 1.0 + q[1] + q[2] - q[3] - q[4];
+    if q[0] <= EPS || q[0] >= 1.0 - EPS {
+        return dead;
+    }
+    let (w, l) = money_values(&q);
+    (1.0 - x) * dead + x * money_live(q[0], w, l, owner, jacoby)
+}
+
+/// The live-cube model in match winning chances, over the MET.
+struct MatchModel {
+    m: MatchScore,
+    /// How side 0 (on roll) and side 1 win: single, gammon, backgammon shares.
+    shares: [[f64; 3]; 2],
+}
+
+impl MatchModel {
+    /// MWC of `side` after `winner` wins `points` this game.
+    fn after(&self, side: usize, winner: usize, points: u32) -> f64 {
+        let m = &self.m;
+        met::equity_after(m.length, m.score, m.crawford, winner, points, side).unwrap_or(0.5)
+    }
+
+    /// MWC of `side` when it wins at cube `cube`, averaged over the kinds of win.
+    fn win_value(&self, side: usize, cube: u32) -> f64 {
+        (0..3)
+            .map(|k| self.shares[side][k] * self.after(side, side, cube * (k as u32 + 1)))
+            .sum()
+    }
+
+    /// MWC of `side` when it loses at cube `cube`.
+    fn lose_value(&self, side: usize, cube: u32) -> f64 {
+        (0..3)
+            .map(|k| self.shares[1 - side][k] * self.after(side, 1 - side, cube * (k as u32 + 1)))
+            .sum()
+    }
+
+    /// `side` could usefully double a cube at `cube`.
+    fn alive(&self, side: usize, cube: u32) -> bool {
+        !self.m.crawford && cube < MAX_CUBE && cube < self.m.away(side)
+    }
+
+    /// The live-cube MWC of `side` at cube `cube` owned by `owner` (relative to `side`), as
+    /// points `(win chance, MWC)` of a piecewise-linear curve.
+    fn curve(&self, side: usize, cube: u32, owner: CubeOwner) -> Vec<(f64, f64)> {
+        let opp = 1 - side;
+        let mut pts = vec![(0.0, self.lose_value(side, cube))];
+        if owner != CubeOwner::Me && self.alive(opp, cube) {
+            let tp = self.take_point(side, 2 * cube).clamp(EPS, 1.0 - EPS);
+            pts.push((tp, self.after(side, opp, cube)));
+        }
+        if owner != CubeOwner::Opponent && self.alive(side, cube) {
+            let cp = (1.0 - self.take_point(opp, 2 * cube)).clamp(EPS, 1.0 - EPS);
+            pts.push((cp, self.after(side, side, cube)));
+        }
+        pts.push((1.0, self.win_value(side, cube)));
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        pts
+    }
+
+    /// The win chance at which `side`, doubled to `cube`, is indifferent between taking (and
+    /// owning the cube at `cube`) and passing (losing `cube / 2`).
+    fn take_point(&self, side: usize, cube: u32) -> f64 {
+        let pass = self.after(side, 1 - side, cube / 2);
+        inverse(&self.curve(side, cube, CubeOwner::Me), pass)
+    }
+
+    /// Cubeful MWC of side 0 with exact probabilities `p` at cube `cube` owned by `owner`.
+    fn cubeful(&self, p: &[f64; 5], cube: u32, owner: CubeOwner, x: f64) -> f64 {
+        let win = [p[0] - p[1], p[1] - p[2], p[2]];
+        let lose = [1.0 - p[0] - p[3], p[3] - p[4], p[4]];
+        let dead: f64 = (0..3)
+            .map(|k| {
+                let pts = cube * (k as u32 + 1);
+                win[k].max(0.0) * self.after(0, 0, pts) + lose[k].max(0.0) * self.after(0, 1, pts)
+            })
+            .sum();
+        let live = interpolate(&self.curve(0, cube, owner), p[0]);
+        (1.0 - x) * dead + x * live
+    }
+}
+
+/// The value of a piecewise-linear curve (points sorted by x) at `x`.
+fn interpolate(pts: &[(f64, f64)], x: f64) -> f64 {
+    for w in pts.windows(2) {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        if x <= x1 {
+            if x1 - x0 <= EPS {
+                return y1;
+            }
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+        }
+    }
+    pts.last().map_or(0.0, |p| p.1)
+}
+
+/// The smallest `x` where the curve reaches `y` (0 when it starts above, 1 when it never does).
+fn inverse(pts: &[(f64, f64)], y: f64) -> f64 {
+    if pts.first().is_some_and(|p| p.1 >= y) {
+        return 0.0;
+    }
+    for w in pts.windows(2) {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        if y1 >= y && y1 > y0 {
+            return x0 + (x1 - x0) * (y - y0) / (y1 - y0);
+        }
+    }
+    1.0
+}
+
+/// The cubeful value for the player on roll with the cube as in `state` (money: per cube unit;
+/// match: MWC), with cube efficiency `x`.
+pub fn cubeful(p: &Probabilities, state: &CubeState, x: f64) -> f64 {
+    let p = as_f64(p);
+    match state.match_score {
+        None => money_cubeful(&p, state.owner, state.jacoby, x),
+        Some(m) => model(&p, m).cubeful(&p, state.value, state.owner, x),
+    }
+}
+
+fn model(p: &[f64; 5], m: MatchScore) -> MatchModel {
+    MatchModel {
+        m,
+        shares: [shares(p[0], p[1], p[2]), shares(1.0 - p[0], p[3], p[4])],
+    }
+}
+
+/// The cube decision of the player on roll with cubeless probabilities `p` (its own view,
+/// before rolling), the cube as in `state`, cube efficiency `x`.
+pub fn decide(p: &Probabilities, state: &CubeState, x: f64) -> CubeDecision {
+    let q = as_f64(p);
+    let (nd, dt, dp) = match state.match_score {
+        None => (
+            money_cubeful(&q, state.owner, state.jacoby, x),
+            2.0 * money_cubeful(&q, CubeOwner::Opponent, false, x),
+            1.0,
+        ),
+        Some(m) => {
+            let model = model(&q, m);
+            (
+                model.cubeful(&q, state.value, state.owner, x),
+                model.cubeful(&q, 2 * state.value, CubeOwner::Opponent, x),
+                model.after(0, 0, state.value),
+            )
+        }
+    };
+    let may_double = state.may_double();
+    let take = dt <= dp;
+    let action = if !may_double {
+        CubeAction::NoDouble
+    } else if nd >= dt.min(dp) {
+        if take {
+            CubeAction::NoDouble
+        } else {
+            CubeAction::TooGood
+        }
+    } else if take {
+        CubeAction::DoubleTake
+    } else {
+        CubeAction::DoublePass
+    };
+    CubeDecision {
+        no_double: nd,
+        double_take: dt,
+        double_pass: dp,
+        may_double,
+        action,
+        take,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No gammons: the doubler wins with probability `p`.
+    fn plain(p: f64) -> Probabilities {
+        [p as f32, 0.0, 0.0, 0.0, 0.0]
+    }
+
+    /// The receiver's take point (its own win chance) by bisection on the doubler's `DT = DP`.
+    fn take_point(state: &CubeState, x: f64, probs: impl Fn(f64) -> Probabilities) -> f64 {
+        let (mut lo, mut hi) = (0.0f64, 1.0f64); // doubler's win chance
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if decide(&probs(mid), state, x).take {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        1.0 - 0.5 * (lo + hi)
+    }
+
+    #[test]
+    fn money_take_points_without_gammons() {
+        let s = CubeState::money();
+        let tp = |x| take_point(&s, x, plain);
+        assert!((tp(0.0) - 0.25).abs() < 1e-5, "dead cube {}", tp(0.0));
+        assert!((tp(1.0) - 0.20).abs() < 1e-5, "live cube {}", tp(1.0));
+        let janowski = 0.5 / (2.0 + 0.5 * 0.68);
+        assert!((tp(0.68) - janowski).abs() < 1e-5, "{}", tp(0.68));
+        assert!((janowski - 0.2137).abs() < 1e-4);
+    }
+
+    #[test]
+    fn money_take_point_with_gammons_is_janowskis_closed_form() {
+        // The doubler wins a gammon in 30% of its wins and loses one in 20% of its losses, so
+        // the receiver's average win W' = 1.2 and average loss L' = 1.3.
+        let probs = |p: f64| {
+            [
+                p as f32,
+                (0.3 * p) as f32,
+                0.0,
+                (0.2 * (1.0 - p)) as f32,
+                0.0,
+            ]
+        };
+        let s = CubeState::money();
+        for x in [0.0, 0.5, 0.68, 1.0] {
+            let expect = (1.3 - 0.5) / (1.2 + 1.3 + 0.5 * x);
+            let got = take_point(&s, x, probs);
+            assert!((got - expect).abs() < 1e-4, "x {x}: {got} vs {expect}");
+        }
+    }
+
+    #[test]
+    fn money_decisions() {
+        let s = CubeState::money();
+        let x = DEFAULT_CUBE_EFFICIENCY;
+        // Without gammons at x = 0.68 the initial double starts where
+        // (1-x)(2p-1) + x(-1 + (p - 0.2)/0.3) = 2((2 + x/2)p - 1 - x/2), i.e. p = 0.6917.
+        let nd = |p: f64| (1.0 - x) * (2.0 * p - 1.0) + x * (-1.0 + (p - 0.2) / 0.3);
+        let dt = |p: f64| 2.0 * ((2.0 + 0.5 * x) * p - 1.0 - 0.5 * x);
+        let d = decide(&plain(0.6), &s, x);
+        assert!((d.no_double - nd(0.6)).abs() < 1e-6);
+        assert!((d.double_take - dt(0.6)).abs() < 1e-6);
+        assert_eq!(d.double_pass, 1.0);
+        assert_eq!(d.action, CubeAction::NoDouble);
+        assert!(d.take);
+        assert_eq!(decide(&plain(0.68), &s, x).action, CubeAction::NoDouble);
+        assert_eq!(decide(&plain(0.70), &s, x).action, CubeAction::DoubleTake);
+        assert_eq!(decide(&plain(0.80), &s, x).action, CubeAction::DoublePass);
+        assert!(!decide(&plain(0.80), &s, x).take);
+        // Big gammon chances: too good to double.
+        let g = decide(&[0.9, 0.7, 0.05, 0.0, 0.0], &s, x);
+        assert_eq!(g.action, CubeAction::TooGood);
+        assert!(g.no_double > 1.0);
+        // The cube owned by the opponent cannot be doubled; an owned one can be redoubled.
+        let opp = CubeState {
+            owner: CubeOwner::Opponent,
+            ..s
+        };
+        assert!(!decide(&plain(0.9), &opp, x).may_double);
+        assert_eq!(decide(&plain(0.9), &opp, x).action, CubeAction::NoDouble);
+        let mine = CubeState {
+            owner: CubeOwner::Me,
+            value: 2,
+            ..s
+        };
+        assert_eq!(decide(&plain(0.70), &mine, x).action, CubeAction::NoDouble);
+        assert_eq!(
+            decide(&plain(0.75), &mine, x).action,
+            CubeAction::DoubleTake
+        );
+        // Owning the cube is worth more than a centred one, which is worth more than none.
+        let p = plain(0.55);
+        let e = |owner| cubeful(&p, &CubeState { owner, ..s }, x);
+        assert!(e(CubeOwner::Me) > e(CubeOwner::Centred));
+        assert!(e(CubeOwner::Centred) > e(CubeOwner::Opponent));
+        // Jacoby: gammons do not count with a centred cube.
+        let j = CubeState { jacoby: true, ..s };
+        let gp = [0.6, 0.3, 0.0, 0.0, 0.0];
+        assert!(cubeful(&gp, &j, 0.0) < cubeful(&gp, &s, 0.0));
+        assert!((cubeful(&gp, &j, 0.0) - 0.2).abs() < 1e-6);
+    }
+
+    fn at(length: u32, score: [u32; 2], crawford: bool) -> CubeState {
+        CubeState {
+            value: 1,
+            owner: CubeOwner::Centred,
+            match_score: Some(MatchScore {
+                length,
+                score,
+                crawford,
+            }),
+            jacoby: false,
+        }
+    }
+
+    #[test]
+    fn two_away_two_away_uses_the_met() {
+        let s = at(2, [0, 0], false);
+        // After a take the cube (2) decides the match: dead for both sides, so the take point
+        // is the MWC of 2-away against 1-away in the Crawford game.
+        let crawford_trailer = met::match_equity(2, 1, false).unwrap();
+        assert!((crawford_trailer - 0.32264).abs() < 1e-9);
+        for x in [0.0, 0.68, 1.0] {
+            let tp = take_point(&s, x, plain);
+            assert!((tp - crawford_trailer).abs() < 1e-5, "x {x}: {tp}");
+        }
+        let d = decide(&plain(0.6), &s, 0.68);
+        assert!((d.double_take - 0.6).abs() < 1e-6);
+        assert!((d.double_pass - (1.0 - crawford_trailer)).abs() < 1e-9);
+        assert_eq!(d.action, CubeAction::DoubleTake);
+        assert_eq!(decide(&plain(0.7), &s, 0.68).action, CubeAction::DoublePass);
+        // Gammons do not count once the cube wins the match: take point unchanged.
+        let gammons = |p: f64| {
+            [
+                p as f32,
+                (0.4 * p) as f32,
+                0.0,
+                (0.4 * (1.0 - p)) as f32,
+                0.0,
+            ]
+        };
+        assert!((take_point(&s, 0.68, gammons) - crawford_trailer).abs() < 1e-5);
+    }
+
+    #[test]
+    fn crawford_and_dead_cubes() {
+        // The Crawford game: no cube for anyone.
+        let c = at(5, [4, 2], true);
+        assert!(!c.may_double());
+        assert_eq!(decide(&plain(0.9), &c, 0.68).action, CubeAction::NoDouble);
+        // A cube of 2 already wins a 2-away player the match: dead.
+        let dead = CubeState {
+            value: 2,
+            owner: CubeOwner::Me,
+            ..at(5, [3, 0], false)
+        };
+        assert!(!dead.may_double());
+        // Post-Crawford the leader (1-away) gains nothing by doubling.
+        let leader = at(5, [4, 2], false);
+        assert!(!leader.may_double());
+    }
+
+    #[test]
+    fn post_crawford_trailer_doubles_at_once() {
+        // 2-away against 1-away after the Crawford game: double immediately; the leader passes
+        // only when the trailer is a big favourite (a 2-cube decides the match, a pass leaves
+        // double match point).
+        let s = at(5, [3, 4], false);
+        for p in [0.3, 0.45] {
+            let d = decide(&plain(p), &s, 0.68);
+            assert_eq!(d.action, CubeAction::DoubleTake, "p {p}");
+            assert!((d.double_take - p).abs() < 1e-6);
+            assert!((d.double_pass - 0.5).abs() < 1e-9);
+        }
+        assert_eq!(decide(&plain(0.6), &s, 0.68).action, CubeAction::DoublePass);
+        // The leader, doubled: take with 60%, pass with 40%.
+        assert!(decide(&plain(0.4), &s, 0.68).take);
+        assert!(!decide(&plain(0.6), &s, 0.68).take);
+    }
+
+    #[test]
+    fn long_match_is_close_to_money() {
+        // At 25-away 25-away the take point without gammons is near the money one.
+        let s = at(25, [0, 0], false);
+        let tp = take_point(&s, 0.68, plain);
+        assert!((tp - 0.2137).abs() < 0.03, "{tp}");
+    }
+
+    #[test]
+    fn curves_and_inverse() {
+        let pts = [(0.0, -2.0), (0.25, -1.0), (1.0, 2.0)];
+        assert!((interpolate(&pts, 0.125) + 1.5).abs() < 1e-12);
+        assert!((inverse(&pts, -1.5) - 0.125).abs() < 1e-12);
+        assert_eq!(inverse(&pts, -3.0), 0.0);
+        assert_eq!(inverse(&pts, 3.0), 1.0);
+        assert_eq!(shares(0.0, 0.0, 0.0), [1.0, 0.0, 0.0]);
+    }
+}

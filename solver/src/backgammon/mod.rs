@@ -1,0 +1,32 @@
+//! Backgammon evaluation and search: a small neural network trained by self-play TD(λ), and an
+//! expectimax search over the 21 rolls on top of it.
+//!
+//! - [`inputs`]: the network inputs (TD-Gammon style: four units per point and side, bar, off,
+//!   pips) and the contact/race classification.
+//! - [`net`]: the dense one-hidden-layer sigmoid net, the five output probabilities and the
+//!   [`Evaluator`] (a contact net and a race net, exact scores for finished games).
+//! - [`weights`]: the `.tnet` file format (magic, version, shapes, little-endian f32, FNV-1a 64
+//!   checksum) and the shipped weights, embedded with `include_bytes!`.
+//! - [`train`]: deterministic single-threaded self-play TD(λ) with eligibility traces.
+//! - [`baseline`]: simple opponents (pip-count racer, random) and seeded games against them.
+//! - [`search`]: 0- to 3-ply expectimax with move filtering, rayon over the rolls (results
+//!   identical for any thread count) and a position cache.
+//!
+//! **Perspective.** Every probability vector is for the player on roll of the position it
+//! describes, in the order `[win, win gammon, win backgammon, lose gammon, lose backgammon]`
+//! (gammon and backgammon counts are cumulative: a backgammon is also a gammon). A play is
+//! scored by evaluating its result (opponent on roll) and [`invert`]ing it.
+
+pub mod baseline;
+pub mod cube;
+pub mod inputs;
+pub mod net;
+pub mod rng;
+pub mod search;
+pub mod train;
+pub mod weights;
+
+pub use net::{equity, invert, Evaluator, Net, Probabilities};
+pub use rng::Rng;
+pub use search::{RankedPlay, SearchOptions, Searcher};
+pub use weights::{NetFile, WeightsError};
