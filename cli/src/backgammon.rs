@@ -401,7 +401,9 @@ fn play_cmd(common: &Common, dice: &Option<String>, text: &str) -> CliResult {
 }
 
 /// The evaluator from `--weights FILE`, or the shipped one.
-fn load_evaluator(path: Option<&Path>) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {
+pub(crate) fn load_evaluator(
+    path: Option<&Path>,
+) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {
     match path {
         Some(p) => NetFile::load(p)
             .map(|f| std::borrow::Cow::Owned(f.evaluator))

@@ -22,11 +22,10 @@
 //! (Janowski, `--cube-efficiency`, the Kazaross-XG2 MET in matches; longer matches than the
 //! table are played with the money model).
 
-use std::borrow::Cow;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args as ClapArgs;
@@ -36,7 +35,7 @@ use tabula_solver::backgammon::cube::{
     self, CubeAction, CubeOwner, CubeState, MatchScore, DEFAULT_CUBE_EFFICIENCY,
 };
 use tabula_solver::backgammon::search::{with_threads, MAX_PLIES};
-use tabula_solver::backgammon::{weights, Evaluator, NetFile, SearchOptions, Searcher};
+use tabula_solver::backgammon::{SearchOptions, Searcher};
 
 use crate::error::{CliError, CliResult};
 
@@ -190,17 +189,6 @@ impl Player<'_> {
     }
 }
 
-fn load_evaluator(path: Option<&Path>) -> Result<Cow<'static, Evaluator>, CliError> {
-    match path {
-        Some(p) => NetFile::load(p)
-            .map(|f| Cow::Owned(f.evaluator))
-            .map_err(|e| CliError::new(format!("weights {}: {e}", p.display()))),
-        None => weights::builtin()
-            .map(Cow::Borrowed)
-            .map_err(|e| CliError::new(format!("built-in weights: {e}"))),
-    }
-}
-
 fn resolve(listen: &str) -> Result<SocketAddr, CliError> {
     let bad = |why: String| CliError::new(format!("invalid --listen address {listen:?}: {why}"));
     let mut addrs = listen.to_socket_addrs().map_err(|e| bad(e.to_string()))?;
@@ -218,7 +206,7 @@ pub fn run(args: ExternalArgs) -> CliResult {
         return Err(CliError::new("--cube-efficiency must be between 0 and 1"));
     }
     let addr = resolve(&args.listen)?;
-    let eval = load_evaluator(args.weights.as_deref())?;
+    let eval = crate::backgammon::load_evaluator(args.weights.as_deref())?;
     let mut log = match &args.log {
         Some(p) => Some(
             OpenOptions::new()

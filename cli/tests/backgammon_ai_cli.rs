@@ -1,39 +1,10 @@
 //! `tabula backgammon hint`, `train` and `baseline`: output shapes, determinism (thread
 //! counts, resumed training) and exit code 2 with one line on stderr for bad input.
 
+mod common;
+
+use common::{assert_bad_input, json_output as json_of, stdout, tabula};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn tabula(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(args)
-        .output()
-        .expect("run tabula")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn json_of(args: &[&str]) -> serde_json::Value {
-    let out = tabula(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout(&out)).unwrap()
-}
-
-fn assert_bad_input(args: &[&str], needle: &str) {
-    let out = tabula(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with("error: "), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-}
 
 /// A scratch directory for this test binary.
 fn scratch(name: &str) -> PathBuf {

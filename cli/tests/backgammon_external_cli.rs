@@ -5,16 +5,12 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use tabula_engine::backgammon::{Dice, FibsBoard, Position};
 
-fn tabula(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(args)
-        .output()
-        .expect("run tabula")
-}
+mod common;
+use common::tabula;
 
 /// Starts the server on a free port; returns the child and a connected client.
 fn start(extra: &[&str]) -> (Child, TcpStream) {
