@@ -62,6 +62,10 @@ enum Command {
         /// Weights file (default: the shipped weights).
         #[arg(long)]
         weights: Option<PathBuf>,
+        /// A one-sided bearoff database (`tabula tablebase build bearoff-os`): exact bear-off
+        /// probabilities instead of the race net.
+        #[arg(long)]
+        bearoff: Option<PathBuf>,
     },
     /// Train the evaluator by self-play TD(lambda), checkpointing to --out (FILE.tmp + rename).
     Train(TrainArgs),
@@ -190,7 +194,14 @@ pub fn run(args: Args) -> CliResult {
             plies,
             threads,
             weights,
-        } => hint(&common, &dice, plies, threads, weights.as_deref()),
+            bearoff,
+        } => hint(
+            &common,
+            &dice,
+            plies,
+            threads,
+            load_evaluator(weights.as_deref(), bearoff.as_deref())?,
+        ),
         Command::Train(args) => train(&args),
         Command::External(args) => crate::backgammon_external::run(args),
         Command::Baseline {
@@ -400,18 +411,28 @@ fn play_cmd(common: &Common, dice: &Option<String>, text: &str) -> CliResult {
     Ok(())
 }
 
-/// The evaluator from `--weights FILE`, or the shipped one.
+/// The evaluator from `--weights FILE`, or the shipped one, with exact bear-offs from the
+/// `--bearoff FILE` database if given.
 pub(crate) fn load_evaluator(
     path: Option<&Path>,
+    bearoff: Option<&Path>,
 ) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {
-    match path {
+    let eval = match path {
         Some(p) => NetFile::load(p)
             .map(|f| std::borrow::Cow::Owned(f.evaluator))
-            .map_err(|e| CliError::new(format!("weights {}: {e}", p.display()))),
+            .map_err(|e| CliError::new(format!("weights {}: {e}", p.display())))?,
         None => weights::builtin()
             .map(std::borrow::Cow::Borrowed)
-            .map_err(|e| CliError::new(format!("built-in weights: {e}"))),
-    }
+            .map_err(|e| CliError::new(format!("built-in weights: {e}")))?,
+    };
+    Ok(match bearoff {
+        None => eval,
+        Some(p) => {
+            let table = tabula_tablebase::bearoff::OneSided::load(p)
+                .map_err(|e| CliError::new(format!("bearoff database {}: {e}", p.display())))?;
+            std::borrow::Cow::Owned(eval.into_owned().with_bearoff(std::sync::Arc::new(table)))
+        }
+    })
 }
 
 fn train(args: &TrainArgs) -> CliResult {
@@ -516,7 +537,7 @@ fn baseline(
         "pip" | "pips" | "pip-count" => (Player::PipCount, "pip-count racer".to_string()),
         "random" => (Player::Random, "random player".to_string()),
         file if file.ends_with(".tnet") => {
-            other = load_evaluator(Some(Path::new(file)))?;
+            other = load_evaluator(Some(Path::new(file)), None)?;
             (Player::Net(&other), format!("net {file} (0-ply)"))
         }
         other => {
@@ -528,7 +549,7 @@ fn baseline(
     if games == 0 {
         return Err(CliError::new("--games must be at least 1"));
     }
-    let eval = load_evaluator(weights)?;
+    let eval = load_evaluator(weights, None)?;
     let started = Instant::now();
     let r = versus(Player::Net(&eval), opp, games, seed);
     if json {
@@ -581,7 +602,7 @@ fn hint(
     dice: &Option<String>,
     plies: u8,
     threads: usize,
-    weights: Option<&Path>,
+    eval: std::borrow::Cow<'static, Evaluator>,
 ) -> CliResult {
     if plies > MAX_PLIES {
         return Err(CliError::new(format!(
@@ -595,7 +616,6 @@ fn hint(
     } else {
         None
     };
-    let eval = load_evaluator(weights)?;
     let pos = input.position;
     let options = SearchOptions {
         plies,

@@ -51,6 +51,10 @@ pub struct ExternalArgs {
     /// Weights file (default: the shipped weights).
     #[arg(long)]
     weights: Option<PathBuf>,
+    /// A one-sided bearoff database (`tabula tablebase build bearoff-os`): exact bear-off
+    /// probabilities instead of the race net.
+    #[arg(long)]
+    bearoff: Option<PathBuf>,
     /// Search threads (0: one per core).
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -206,7 +210,7 @@ pub fn run(args: ExternalArgs) -> CliResult {
         return Err(CliError::new("--cube-efficiency must be between 0 and 1"));
     }
     let addr = resolve(&args.listen)?;
-    let eval = crate::backgammon::load_evaluator(args.weights.as_deref())?;
+    let eval = crate::backgammon::load_evaluator(args.weights.as_deref(), args.bearoff.as_deref())?;
     let mut log = match &args.log {
         Some(p) => Some(
             OpenOptions::new()

@@ -281,3 +281,35 @@ fn baseline_reports_a_win_rate() {
     assert_eq!(v["games"], 50);
     assert!(v["win_rate"].as_f64().unwrap() > 0.7, "{v}");
 }
+
+#[test]
+fn bearoff_database_gives_exact_bear_off_chances() {
+    let dir = scratch("bearoff");
+    let db = dir.join("bearoff-os.tdb").display().to_string();
+    let out = tabula(&["tablebase", "build", "bearoff-os", "--out", &db]);
+    assert!(out.status.success());
+    // Two checkers on the 6-point each, player on roll: gnubg's P(win) 0.75449, no gammons.
+    let v = json_of(&[
+        "backgammon",
+        "hint",
+        "--position",
+        "YAAAAAMAAAAAAA",
+        "--bearoff",
+        &db,
+        "--json",
+    ]);
+    let p = check_probabilities(&v["probabilities"]);
+    assert!((p[0] - 0.75449).abs() < 5e-5, "{v}");
+    assert_eq!(&p[1..], &[0.0; 4], "{v}");
+    assert_bad_input(
+        &[
+            "backgammon",
+            "hint",
+            "--position",
+            "YAAAAAMAAAAAAA",
+            "--bearoff",
+            &dir.join("missing.tdb").display().to_string(),
+        ],
+        "bearoff database",
+    );
+}

@@ -8,6 +8,8 @@
 //! - [`weights`]: the `.tnet` file format (magic, version, shapes, little-endian f32, FNV-1a 64
 //!   checksum) and the shipped weights, embedded with `include_bytes!`.
 //! - [`train`]: deterministic single-threaded self-play TD(λ) with eligibility traces.
+//! - [`bearoff`]: exact bear-off probabilities from the one-sided bearoff database, used by the
+//!   [`Evaluator`] when one is attached.
 //! - [`baseline`]: simple opponents (pip-count racer, random) and seeded games against them.
 //! - [`search`]: 0- to 3-ply expectimax with move filtering, rayon over the rolls (results
 //!   identical for any thread count) and a position cache.
@@ -18,6 +20,7 @@
 //! scored by evaluating its result (opponent on roll) and [`invert`]ing it.
 
 pub mod baseline;
+pub mod bearoff;
 pub mod cube;
 pub mod inputs;
 pub mod net;

@@ -197,6 +197,8 @@ pub fn consistent(pos: &Position, raw: Probabilities, race: bool) -> Probabiliti
 pub struct Evaluator {
     pub contact: Net,
     pub race: Net,
+    /// Exact bear-off probabilities, used instead of the race net when attached.
+    pub bearoff: Option<super::bearoff::BearoffTable>,
 }
 
 impl Evaluator {
@@ -205,6 +207,18 @@ impl Evaluator {
         Evaluator {
             contact: Net::random(contact_hidden, rng),
             race: Net::random(race_hidden, rng),
+            bearoff: None,
+        }
+    }
+
+    /// The same nets with exact bear-offs from a one-sided bearoff database.
+    pub fn with_bearoff(
+        self,
+        table: std::sync::Arc<tabula_tablebase::bearoff::OneSided>,
+    ) -> Evaluator {
+        Evaluator {
+            bearoff: Some(super::bearoff::BearoffTable(table)),
+            ..self
         }
     }
 
@@ -221,6 +235,9 @@ impl Evaluator {
     /// game is over, else the net's consistent outputs.
     pub fn evaluate(&self, pos: &Position) -> Probabilities {
         if let Some(p) = game_over(pos) {
+            return p;
+        }
+        if let Some(p) = self.bearoff.as_ref().and_then(|t| t.probabilities(pos)) {
             return p;
         }
         let (net, race) = self.net_for(pos);

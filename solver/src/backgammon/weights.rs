@@ -239,7 +239,11 @@ impl NetFile {
         let race = nets.pop().unwrap();
         let contact = nets.pop().unwrap();
         Ok(NetFile {
-            evaluator: Evaluator { contact, race },
+            evaluator: Evaluator {
+                contact,
+                race,
+                bearoff: None,
+            },
             games,
             rng_state,
         })
