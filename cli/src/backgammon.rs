@@ -462,6 +462,10 @@ fn train(args: &TrainArgs) -> CliResult {
             .save(&args.out)
             .map_err(|e| CliError::new(e.to_string()))
     };
+    // Fail before the first game, not at the first checkpoint, when --out cannot be written.
+    if !args.resume {
+        save(&trainer)?;
+    }
     let started = Instant::now();
     let first = trainer.games();
     let mut last_report = Instant::now();
