@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tabula_engine::backgammon::{met, Dice, MatchId, Position, Side, Xgid, BAR};
 use tabula_solver::backgammon::baseline::{versus, Player};
+use tabula_solver::backgammon::cube::{
+    self, CubeAction, CubeOwner, CubeState, MatchScore, DEFAULT_CUBE_EFFICIENCY,
+};
 use tabula_solver::backgammon::search::{with_threads, MAX_PLIES};
 use tabula_solver::backgammon::train::{TrainOptions, Trainer};
 use tabula_solver::backgammon::{
@@ -597,6 +600,31 @@ fn probabilities_text(p: &Probabilities) -> String {
 }
 
 /// Rounds for JSON: 6 decimals are plenty, and keep the output short.
+/// The cube as the Match ID (or XGID) describes it, seen from the player on roll; a centred
+/// money cube without one.
+fn cube_state(match_id: Option<MatchId>) -> CubeState {
+    let Some(m) = match_id else {
+        return CubeState::money();
+    };
+    let mover = usize::from(m.on_roll.min(1));
+    let owner = match m.cube_owner {
+        None => CubeOwner::Centred,
+        Some(o) if usize::from(o) == mover => CubeOwner::Me,
+        Some(_) => CubeOwner::Opponent,
+    };
+    let match_score = (m.match_length > 0).then(|| MatchScore {
+        length: m.match_length,
+        score: [m.score[mover], m.score[1 - mover]],
+        crawford: m.crawford,
+    });
+    CubeState {
+        value: m.cube,
+        owner,
+        match_score,
+        jacoby: m.jacoby && m.match_length == 0,
+    }
+}
+
 fn round6(x: f32) -> f64 {
     (x as f64 * 1e6).round() / 1e6
 }
@@ -631,6 +659,14 @@ fn hint(
             Searcher::new(&eval, options).evaluate(&pos, plies)
         })
         .map_err(CliError::new)?;
+        let d = cube::decide(&p, &cube_state(input.match_id), DEFAULT_CUBE_EFFICIENCY);
+        let action = match (d.may_double, d.action) {
+            (false, _) => "no double (the cube is not available)",
+            (true, CubeAction::NoDouble) => "no double",
+            (true, CubeAction::DoubleTake) => "double, take",
+            (true, CubeAction::DoublePass) => "double, pass",
+            (true, CubeAction::TooGood) => "too good to double, pass",
+        };
         if common.json {
             println!(
                 "{}",
@@ -639,15 +675,29 @@ fn hint(
                     "position": pos.position_id(),
                     "equity": round6(cubeless_equity(&p)),
                     "probabilities": p.map(round6),
+                    "cube": {
+                        "action": action,
+                        "take": d.take,
+                        "no_double": d.no_double,
+                        "double_take": d.double_take,
+                        "double_pass": d.double_pass,
+                    },
                 })
             );
         } else {
             println!(
-                "{} ({plies}-ply, cubeless, player on roll): equity {:+.3}",
+                "{} ({plies}-ply, player on roll): cubeless equity {:+.3}",
                 pos.position_id(),
                 cubeless_equity(&p)
             );
             println!("  {}", probabilities_text(&p));
+            println!(
+                "  cube: {action}; the opponent should {} (cubeful: no double {:+.3}, double/take {:+.3}, double/pass {:+.3})",
+                if d.take { "take" } else { "pass" },
+                d.no_double,
+                d.double_take,
+                d.double_pass
+            );
             eprintln!("{:.3} s", started.elapsed().as_secs_f64());
         }
         return Ok(());

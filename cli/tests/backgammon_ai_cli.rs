@@ -109,8 +109,31 @@ fn no_dice_evaluates_the_position() {
     assert_eq!(v["position"], "4HPwATDgc/ABMA");
     let p = check_probabilities(&v["probabilities"]);
     assert!((0.4..0.6).contains(&p[0]), "start is about even: {p:?}");
+    // The cube decision comes with it: nobody doubles at the start.
+    assert_eq!(v["cube"]["action"], "no double", "{v}");
+    assert_eq!(v["cube"]["take"], true, "{v}");
     let text = tabula(&["backgammon", "hint", "--plies", "1"]);
     assert!(stdout(&text).contains("equity"));
+    assert!(stdout(&text).contains("cube: no double"));
+    // One checker left against fifteen at home: a sure gammon, too good to double.
+    let mut me = [0u8; 25];
+    let mut them = [0u8; 25];
+    me[0] = 1;
+    them[5] = 15;
+    let id = tabula_engine::backgammon::Position::from_counts(me, them)
+        .unwrap()
+        .position_id();
+    let v = json_of(&[
+        "backgammon",
+        "hint",
+        "--position",
+        &id,
+        "--plies",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["cube"]["action"], "too good to double, pass", "{v}");
+    assert_eq!(v["cube"]["take"], false, "{v}");
 }
 
 #[test]
