@@ -30,12 +30,8 @@ enum Command {
         /// Your role in the first round (interactive play).
         #[arg(long, value_enum, default_value_t = crate::bilitaire_game::HumanRole::Ball)]
         role: crate::bilitaire_game::HumanRole,
-        /// Engine strength 1-5: thinking time per move 0.1, 0.5, 2, 5 or 15 seconds.
-        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
-        level: u8,
-        /// Engine thinking time per move in seconds (overrides --level).
-        #[arg(long, value_parser = crate::common::parse_seconds)]
-        time: Option<Duration>,
+        #[command(flatten)]
+        strength: crate::interactive::Strength,
         /// Rounds to play: 2 is a full match (roles swapped), 1 a single round.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=2))]
         rounds: u8,
@@ -132,13 +128,14 @@ pub fn run(args: Args) -> CliResult {
             common,
             moves: None,
             role,
-            level,
-            time,
+            strength,
             rounds,
-        } => {
-            let time = time.unwrap_or_else(|| crate::interactive::level_time(level));
-            crate::bilitaire_game::run_match(common.position()?, role, time, rounds)
-        }
+        } => crate::bilitaire_game::run_match(
+            common.position()?,
+            role,
+            strength.time_per_move(),
+            rounds,
+        ),
         Command::Perft {
             common,
             depth,

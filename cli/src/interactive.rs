@@ -98,7 +98,23 @@ where
     Some(pos)
 }
 
-/// Engine thinking time per move for strength levels 1-5.
-pub fn level_time(level: u8) -> Duration {
-    Duration::from_secs_f64([0.1, 0.5, 2.0, 5.0, 15.0][usize::from(level.clamp(1, 5) - 1)])
+/// How long the engine thinks per move: a strength level or a time.
+#[derive(clap::Args, Debug)]
+pub struct Strength {
+    /// Engine strength 1-5: thinking time per move 0.1, 0.5, 2, 5 or 15 seconds.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
+    level: u8,
+    /// Engine thinking time per move in seconds (overrides --level).
+    #[arg(long, value_parser = crate::common::parse_seconds)]
+    time: Option<Duration>,
+}
+
+impl Strength {
+    pub fn time_per_move(&self) -> Duration {
+        self.time.unwrap_or_else(|| {
+            Duration::from_secs_f64(
+                [0.1, 0.5, 2.0, 5.0, 15.0][usize::from(self.level.clamp(1, 5) - 1)],
+            )
+        })
+    }
 }

@@ -32,12 +32,8 @@ enum Command {
         /// Your colour (interactive play; black moves first).
         #[arg(long, value_enum, default_value_t = crate::pylos_game::HumanColor::Black)]
         color: crate::pylos_game::HumanColor,
-        /// Engine strength 1-5: thinking time per move 0.1, 0.5, 2, 5 or 15 seconds.
-        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=5))]
-        level: u8,
-        /// Engine thinking time per move in seconds (overrides --level).
-        #[arg(long, value_parser = crate::common::parse_seconds)]
-        time: Option<Duration>,
+        #[command(flatten)]
+        strength: crate::interactive::Strength,
     },
     /// Solve: win or loss for the side to move and in how many plies, best move, principal
     /// variation. Exact under `children` rules (no position repeats); under `standard` and
@@ -166,8 +162,7 @@ pub fn run(args: Args) -> CliResult {
             common,
             moves: None,
             color,
-            level,
-            time,
+            strength,
         } => {
             let pos = common.position()?;
             if let Some(winner) = pos.winner() {
@@ -176,8 +171,7 @@ pub fn run(args: Args) -> CliResult {
                     color_name(winner)
                 )));
             }
-            let time = time.unwrap_or_else(|| crate::interactive::level_time(level));
-            crate::pylos_game::run_game(pos, color, time)
+            crate::pylos_game::run_game(pos, color, strength.time_per_move())
         }
         Command::Perft {
             common,
@@ -397,50 +391,6 @@ fn win_loss_solve(searcher: &Searcher<AtomicTable>, pos: &Position, json: bool) 
     Ok(())
 }
 
-/// The principal variation to the end (exact) or to the depth searched (estimate).
-///
-/// `Searcher::principal_variation` keeps the root value along the line, which is right for a
-/// payoff that does not change from ply to ply but stops after one move here, where a child's
-/// value is the parent's one ply nearer the end. So it is asked for one move at a time, with the
-/// value moved by hand: a value `v` backed up from a child means the child is worth `v + 1`
-/// (`v > 0`) or `v - 1` (`v < 0`), exactly (the child keeping the value has backed-up value `v`).
-/// A 0 cannot be inverted (-1, 0 and 1 all back up to 0), so the line stops after it.
-fn full_pv<T: tabula_solver::Table>(
-    searcher: &Searcher<T>,
-    pos: &Position,
-    report: &SearchReport<pylos::Move>,
-) -> Vec<pylos::Move> {
-    let Some(first) = report.best else {
-        return Vec::new();
-    };
-    let mut depth = match report.depth {
-        Some(d) if !report.exact => d.min(u32::from(Entry::PROVEN - 1)) as u8,
-        _ => Entry::PROVEN,
-    };
-    let mut line = vec![first];
-    let mut value = report.value;
-    let mut pos = pos.play(first);
-    while line.len() < 400 {
-        if value == 0 || pos.is_over() {
-            break;
-        }
-        if depth != Entry::PROVEN {
-            depth -= 1;
-            if depth == 0 {
-                break;
-            }
-        }
-        value = pylos::child_threshold(value);
-        let Ok(step) = searcher.principal_variation(&pos, value, depth) else {
-            break;
-        };
-        let Some(&mv) = step.first() else { break };
-        line.push(mv);
-        pos = pos.play(mv);
-    }
-    line
-}
-
 /// `solve` and `analyze`. Under `children` rules every move adds a ball or raises one, so the
 /// game tree is finite and `solve` runs the exact search to the end. Under `standard` and `mature`
 /// rules a take-back can repeat a position and an unbounded search would not terminate (the value
@@ -507,10 +457,7 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
         Some(r) => (
             verdict(&pos, r.value, r.exact),
             r.best.map(|m| m.to_string()),
-            full_pv(&searcher, &pos, r)
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>(),
+            r.pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
             r.depth,
         ),
         None => (verdict(&pos, 0, false), None, Vec::new(), None),

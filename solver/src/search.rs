@@ -55,6 +55,23 @@ struct Outcome {
     proven: bool,
 }
 
+impl Outcome {
+    /// The bound the test "value of `pos` ≥ x" established: a lower bound when it holds, an
+    /// upper bound when it fails. A proven bound is a fact about the game, so it may jump to
+    /// the nearest payoff an exact result can have ([`tabula_engine::Scored::exact_at_least`]).
+    fn bound<G: Searchable>(self, pos: &G, x: i32) -> i32
+    where
+        G::Key: Into<u128>,
+    {
+        match (self.holds, self.proven) {
+            (true, true) => pos.exact_at_least(x),
+            (true, false) => x,
+            (false, true) => pos.exact_at_most(x - 1),
+            (false, false) => x - 1,
+        }
+    }
+}
+
 /// A cancellation flag for one split point, linked to the flags above it.
 struct Cancel<'a> {
     flag: AtomicBool,
@@ -541,21 +558,11 @@ impl<'t, T: Table> Searcher<'t, T> {
                 work: 0,
             },
         };
-        // A proven bound is a fact about the game, so it may jump to the nearest exact payoff.
+        let bound = outcome.bound(pos, x) as i16;
         if outcome.holds {
-            let floor = if outcome.proven {
-                pos.exact_at_least(x)
-            } else {
-                x
-            };
-            entry.lower = entry.lower.max(floor as i16);
+            entry.lower = entry.lower.max(bound);
         } else {
-            let ceiling = if outcome.proven {
-                pos.exact_at_most(x - 1)
-            } else {
-                x - 1
-            };
-            entry.upper = entry.upper.min(ceiling as i16);
+            entry.upper = entry.upper.min(bound);
         }
         if let Some((index, _)) = cut {
             entry.best = index;
@@ -604,16 +611,12 @@ impl<'t, T: Table> Searcher<'t, T> {
             x = x.clamp(lo + 1, hi);
             let r = self.root_test(pos, x, depth)?;
             if r.holds {
-                lo = if r.proven { pos.exact_at_least(x) } else { x };
+                lo = r.bound(pos, x);
                 if r.proven {
                     proven_lo = proven_lo.max(lo);
                 }
             } else {
-                hi = if r.proven {
-                    pos.exact_at_most(x - 1)
-                } else {
-                    x - 1
-                };
+                hi = r.bound(pos, x);
                 if r.proven {
                     proven_hi = proven_hi.min(hi);
                 }
@@ -649,7 +652,8 @@ impl<'t, T: Table> Searcher<'t, T> {
     }
 
     /// The principal variation of a position whose value at `depth` is `value`: at each step
-    /// the first move (in move-list order) that keeps the value.
+    /// the first move (in move-list order) that keeps the value, followed to the end (or to
+    /// `depth`) as long as each child's value is determined by its parent's.
     pub fn principal_variation<G: Searchable>(
         &self,
         pos: &G,
@@ -694,10 +698,16 @@ impl<'t, T: Table> Searcher<'t, T> {
             pos = child;
             depth = child_depth;
             // The child's own value is the one that backs up to this one (a distance-scored
-            // win one ply nearer the end).
-            if G::backed_up(value) != value {
-                value = G::child_threshold(value);
+            // win one ply nearer the end). Where several child values back up alike (a
+            // distance-scored 0 comes from -1, 0 or 1), the line cannot go on from `value`.
+            let child_value = G::child_threshold(value);
+            if [child_value - 1, child_value + 1]
+                .iter()
+                .any(|&other| G::backed_up(other) == value)
+            {
+                break;
             }
+            value = child_value;
         }
         Ok(pv)
     }
