@@ -173,21 +173,32 @@ impl Position {
         cell::supported(occ) & !occ & ALL
     }
 
-    /// Under `children` rules, a bound on the plies left before the game ends: every move places
-    /// a reserve ball or raises one. A raise lands on an empty cell of level 1 or 2 (never the
-    /// apex: while it can hold a ball, every other ball is covered or supports it). Level-2 cells
-    /// are never emptied again, and a level-1 cell is emptied only by a raise to level 2, so at
-    /// most `e2` raises go to level 2 and `e1 + e2` to level 1 (`eN`: empty cells on level N).
-    /// `None` under rules with take-backs, where play can go on for ever.
-    pub fn max_remaining_plies(&self) -> Option<i32> {
+    /// Under `children` rules, a bound on the raises left in the game (both sides together). A
+    /// raise lands on an empty cell of level 1 or 2 (never the apex: while it can hold a ball,
+    /// every other ball is covered or supports it). Level-2 cells are never emptied again, and a
+    /// level-1 cell is emptied only by a raise to level 2, so at most `e2` raises go to level 2
+    /// and `e1 + e2` to level 1 (`eN`: empty cells on level N). `None` under rules with
+    /// take-backs, where play can go on for ever.
+    fn max_raises(&self) -> Option<i32> {
         if self.rules.variant != Variant::Children {
             return None;
         }
         let empty = !self.occupied();
         let e1 = (empty & LEVEL_MASK[1]).count_ones();
         let e2 = (empty & LEVEL_MASK[2]).count_ones();
-        let reserves = self.reserve(Color::Black) + self.reserve(Color::White);
-        Some((reserves + e1 + 2 * e2) as i32)
+        Some((e1 + 2 * e2) as i32)
+    }
+
+    /// Both reserves together.
+    fn reserves(&self) -> i32 {
+        (self.reserve(Color::Black) + self.reserve(Color::White)) as i32
+    }
+
+    /// Under `children` rules, a bound on the plies left before the game ends: every move places
+    /// a reserve ball or raises one (see [`Position::max_raises`]). `None` under rules with
+    /// take-backs.
+    pub fn max_remaining_plies(&self) -> Option<i32> {
+        Some(self.reserves() + self.max_raises()?)
     }
 
     /// Under `children` rules, the verdict of the reserve race when raises cannot change it:
@@ -199,11 +210,14 @@ impl Position {
     /// (`lead ≥ 1`): the opponent runs out first, and the apex goes to whoever holds the last
     /// ball. A raise is a move that saves a ball, so if the opponent can raise at most `k` more
     /// times, placing every turn wins with `lead ≥ k + 1`; symmetrically the mover loses with
-    /// `lead ≤ -k` against an opponent who only places; `k` is bounded as in
-    /// [`Position::max_remaining_plies`].
+    /// `lead ≤ -k` against an opponent who only places; `k` is bounded by
+    /// [`Position::max_raises`].
     pub fn reserve_race(&self) -> Option<bool> {
-        let rem = self.max_remaining_plies()?;
-        let raises = rem - (2 * BALLS_PER_COLOR - self.occupied().count_ones()) as i32;
+        self.race_with_raises(self.max_raises()?)
+    }
+
+    /// [`Position::reserve_race`] with the bound on the raises left already known.
+    fn race_with_raises(&self, raises: i32) -> Option<bool> {
         let lead = self.reserve(self.turn) as i32 - self.reserve(self.turn.opponent()) as i32;
         if lead > raises {
             Some(true)
@@ -340,8 +354,9 @@ impl Scored for Position {
         }
         // From the mover's side: wins lie at odd distances, losses at even ones.
         let (mut lo, mut hi) = (-(WIN - 2), WIN - 1);
-        if let Some(rem) = self.max_remaining_plies() {
-            match self.reserve_race() {
+        if let Some(raises) = self.max_raises() {
+            let rem = self.reserves() + raises;
+            match self.race_with_raises(raises) {
                 Some(true) => lo = WIN - rem,
                 Some(false) => hi = -(WIN - rem),
                 None => {}
