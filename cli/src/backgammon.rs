@@ -62,13 +62,8 @@ enum Command {
         /// Search threads (0: one per core). The results do not depend on it.
         #[arg(long, default_value_t = 0)]
         threads: usize,
-        /// Weights file (default: the shipped weights).
-        #[arg(long)]
-        weights: Option<PathBuf>,
-        /// A one-sided bearoff database (`tabula tablebase build bearoff-os`): exact bear-off
-        /// probabilities instead of the race net.
-        #[arg(long)]
-        bearoff: Option<PathBuf>,
+        #[command(flatten)]
+        evaluator: EvaluatorArgs,
     },
     /// Train the evaluator by self-play TD(lambda), checkpointing to --out (FILE.tmp + rename).
     Train(TrainArgs),
@@ -196,15 +191,8 @@ pub fn run(args: Args) -> CliResult {
             dice,
             plies,
             threads,
-            weights,
-            bearoff,
-        } => hint(
-            &common,
-            &dice,
-            plies,
-            threads,
-            load_evaluator(weights.as_deref(), bearoff.as_deref())?,
-        ),
+            evaluator,
+        } => hint(&common, &dice, plies, threads, evaluator.load()?),
         Command::Train(args) => train(&args),
         Command::External(args) => crate::backgammon_external::run(args),
         Command::Baseline {
@@ -414,9 +402,27 @@ fn play_cmd(common: &Common, dice: &Option<String>, text: &str) -> CliResult {
     Ok(())
 }
 
+/// The evaluator options of `hint` and `external`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct EvaluatorArgs {
+    /// Weights file (default: the shipped weights).
+    #[arg(long)]
+    weights: Option<PathBuf>,
+    /// A one-sided bearoff database (`tabula tablebase build bearoff-os`): exact bear-off
+    /// probabilities instead of the race net.
+    #[arg(long)]
+    bearoff: Option<PathBuf>,
+}
+
+impl EvaluatorArgs {
+    pub(crate) fn load(&self) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {
+        load_evaluator(self.weights.as_deref(), self.bearoff.as_deref())
+    }
+}
+
 /// The evaluator from `--weights FILE`, or the shipped one, with exact bear-offs from the
 /// `--bearoff FILE` database if given.
-pub(crate) fn load_evaluator(
+fn load_evaluator(
     path: Option<&Path>,
     bearoff: Option<&Path>,
 ) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {

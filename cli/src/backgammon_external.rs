@@ -48,13 +48,8 @@ pub struct ExternalArgs {
     /// Plies of lookahead for plays and cube decisions, 0 to 3.
     #[arg(long, default_value_t = 1)]
     plies: u8,
-    /// Weights file (default: the shipped weights).
-    #[arg(long)]
-    weights: Option<PathBuf>,
-    /// A one-sided bearoff database (`tabula tablebase build bearoff-os`): exact bear-off
-    /// probabilities instead of the race net.
-    #[arg(long)]
-    bearoff: Option<PathBuf>,
+    #[command(flatten)]
+    evaluator: crate::backgammon::EvaluatorArgs,
     /// Search threads (0: one per core).
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -210,7 +205,7 @@ pub fn run(args: ExternalArgs) -> CliResult {
         return Err(CliError::new("--cube-efficiency must be between 0 and 1"));
     }
     let addr = resolve(&args.listen)?;
-    let eval = crate::backgammon::load_evaluator(args.weights.as_deref(), args.bearoff.as_deref())?;
+    let eval = args.evaluator.load()?;
     let mut log = match &args.log {
         Some(p) => Some(
             OpenOptions::new()
