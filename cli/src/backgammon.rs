@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tabula_engine::backgammon::{met, Dice, MatchId, Position, Side, Xgid, BAR};
 use tabula_solver::backgammon::baseline::{versus, Player};
-use tabula_solver::backgammon::cube::{
-    self, CubeAction, CubeOwner, CubeState, MatchScore, DEFAULT_CUBE_EFFICIENCY,
-};
+use tabula_solver::backgammon::cube::{self, CubeAction, CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_solver::backgammon::search::{with_threads, MAX_PLIES};
 use tabula_solver::backgammon::train::{TrainOptions, Trainer};
 use tabula_solver::backgammon::{
@@ -609,25 +607,17 @@ fn probabilities_text(p: &Probabilities) -> String {
 /// The cube as the Match ID (or XGID) describes it, seen from the player on roll; a centred
 /// money cube without one.
 fn cube_state(match_id: Option<MatchId>) -> CubeState {
-    let Some(m) = match_id else {
-        return CubeState::money();
-    };
-    let mover = usize::from(m.on_roll.min(1));
-    let owner = match m.cube_owner {
-        None => CubeOwner::Centred,
-        Some(o) if usize::from(o) == mover => CubeOwner::Me,
-        Some(_) => CubeOwner::Opponent,
-    };
-    let match_score = (m.match_length > 0).then(|| MatchScore {
-        length: m.match_length,
-        score: [m.score[mover], m.score[1 - mover]],
-        crawford: m.crawford,
-    });
-    CubeState {
-        value: m.cube,
-        owner,
-        match_score,
-        jacoby: m.jacoby && m.match_length == 0,
+    match match_id {
+        None => CubeState::money(),
+        Some(m) => CubeState::for_player(
+            usize::from(m.on_roll.min(1)),
+            m.cube,
+            m.cube_owner.map(usize::from),
+            m.match_length,
+            m.score,
+            m.crawford,
+            m.jacoby,
+        ),
     }
 }
 

@@ -30,10 +30,8 @@ use std::time::Instant;
 
 use clap::Args as ClapArgs;
 use serde_json::json;
-use tabula_engine::backgammon::{Dice, FibsBoard, MAX_MATCH_LENGTH};
-use tabula_solver::backgammon::cube::{
-    self, CubeAction, CubeOwner, CubeState, MatchScore, DEFAULT_CUBE_EFFICIENCY,
-};
+use tabula_engine::backgammon::{Dice, FibsBoard};
+use tabula_solver::backgammon::cube::{self, CubeAction, CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_solver::backgammon::search::{with_threads, MAX_PLIES};
 use tabula_solver::backgammon::{SearchOptions, Searcher};
 
@@ -109,23 +107,16 @@ impl Player<'_> {
                 score[0], score[1], b.match_length
             ));
         }
-        let owner = match b.cube_owner {
-            None => CubeOwner::Centred,
-            Some(o) if o as usize == mover => CubeOwner::Me,
-            Some(_) => CubeOwner::Opponent,
-        };
-        let match_score =
-            (b.match_length > 0 && b.match_length <= MAX_MATCH_LENGTH).then(|| MatchScore {
-                length: b.match_length,
-                score: [score[mover], score[1 - mover]],
-                crawford: b.crawford,
-            });
-        let state = CubeState {
-            value: b.cube,
-            owner,
-            match_score,
-            jacoby: self.jacoby && b.match_length == 0,
-        };
+        let state = CubeState::for_player(
+            mover,
+            b.cube,
+            b.cube_owner.map(usize::from),
+            b.match_length,
+            score,
+            b.crawford,
+            self.jacoby,
+        );
+        let owner = state.owner;
         let base = json!({
             "position": pos.position_id(),
             "cube": b.cube,

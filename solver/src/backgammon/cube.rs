@@ -34,7 +34,7 @@
 //! (winning the current cube value). Money equities are per current cube unit (`DP = +1`); match
 //! values are MWC. Double iff `min(DT, DP) > ND`; the receiver takes iff `DT ≤ DP`.
 
-use tabula_engine::backgammon::{met, MAX_CUBE};
+use tabula_engine::backgammon::{met, MAX_CUBE, MAX_MATCH_LENGTH};
 
 use super::net::Probabilities;
 
@@ -90,6 +90,38 @@ impl CubeState {
             owner: CubeOwner::Centred,
             match_score: None,
             jacoby: false,
+        }
+    }
+
+    /// The cube of a game between players 0 and 1, seen from player `mover`: the cube value and
+    /// its owner (a player, or `None` when centred), the match length (0: money; a match longer
+    /// than the match equity table is played by the money model), both players' scores, the
+    /// Crawford flag and the Jacoby rule (money only).
+    pub fn for_player(
+        mover: usize,
+        value: u32,
+        owner: Option<usize>,
+        match_length: u32,
+        score: [u32; 2],
+        crawford: bool,
+        jacoby: bool,
+    ) -> CubeState {
+        let owner = match owner {
+            None => CubeOwner::Centred,
+            Some(o) if o == mover => CubeOwner::Me,
+            Some(_) => CubeOwner::Opponent,
+        };
+        let match_score =
+            (match_length > 0 && match_length <= MAX_MATCH_LENGTH).then(|| MatchScore {
+                length: match_length,
+                score: [score[mover], score[1 - mover]],
+                crawford,
+            });
+        CubeState {
+            value,
+            owner,
+            match_score,
+            jacoby: jacoby && match_length == 0,
         }
     }
 
@@ -594,5 +626,29 @@ mod tests {
         assert_eq!(inverse(&pts, -3.0), 0.0);
         assert_eq!(inverse(&pts, 3.0), 1.0);
         assert_eq!(shares(0.0, 0.0, 0.0), [1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn cube_state_for_a_player() {
+        // Player 1 on roll, owning a 2-cube, trailing 1-3 in a match to 7.
+        let s = CubeState::for_player(1, 2, Some(1), 7, [3, 1], false, true);
+        assert_eq!(s.owner, CubeOwner::Me);
+        assert_eq!(
+            s.match_score,
+            Some(MatchScore {
+                length: 7,
+                score: [1, 3],
+                crawford: false
+            })
+        );
+        assert!(!s.jacoby, "no Jacoby rule in matches");
+        assert_eq!(
+            CubeState::for_player(0, 2, Some(1), 0, [0, 0], false, true).owner,
+            CubeOwner::Opponent
+        );
+        assert!(CubeState::for_player(0, 1, None, 0, [0, 0], false, true).jacoby);
+        // Longer than the match equity table: the money model.
+        let long = CubeState::for_player(0, 1, None, MAX_MATCH_LENGTH + 6, [2, 5], false, false);
+        assert_eq!((long.owner, long.match_score), (CubeOwner::Centred, None));
     }
 }
