@@ -344,47 +344,70 @@ fn stopped_bounds(searcher: &Searcher<AtomicTable>, pos: &Position) -> Option<(i
 }
 
 /// `solve --win-loss`: one exact test of who wins, then (for a win) the first move that keeps
-/// the win. The distance is not searched, so `plies` is null and the value is ±1.
+/// the win. The distance is not searched, so `plies` is null and the value is ±1. Stopped by a
+/// limit or Ctrl-C, it reports what it proved: nothing (`unknown`), or the result without a move.
 fn win_loss_solve(searcher: &Searcher<AtomicTable>, pos: &Position, json: bool) -> CliResult {
     // Black's payoff is positive exactly when black wins (no draws under children rules).
-    let black_wins = |p: &Position| searcher.prove_at_least(p, 1).ok();
-    let stopped = || CliError::new("stopped by the limits before a result");
-    let mover_wins = black_wins(pos).ok_or_else(stopped)? == (pos.turn() == Color::Black);
+    let mover_wins = |p: &Position| {
+        searcher
+            .prove_at_least(p, 1)
+            .ok()
+            .map(|black| black == (pos.turn() == Color::Black))
+    };
+    let result = mover_wins(pos);
     let mut best = None;
-    if mover_wins {
+    let mut stopped = result.is_none();
+    if result == Some(true) {
         let mut moves = Vec::new();
         pos.legal_moves(&mut moves);
         for mv in moves {
-            let child = pos.play(mv);
-            if black_wins(&child).ok_or_else(stopped)? == (pos.turn() == Color::Black) {
-                best = Some(mv.to_string());
-                break;
+            match mover_wins(&pos.play(mv)) {
+                Some(true) => {
+                    best = Some(mv.to_string());
+                    break;
+                }
+                Some(false) => {}
+                None => {
+                    stopped = true;
+                    break;
+                }
             }
         }
     }
-    let result = if mover_wins { "win" } else { "loss" };
+    let (name, value) = match result {
+        Some(true) => ("win", Some(1)),
+        Some(false) => ("loss", Some(-1)),
+        None => ("unknown", None),
+    };
     let nodes = searcher.nodes();
     let time_ms = searcher.elapsed().as_millis() as u64;
     if json {
-        println!(
-            "{}",
-            json!({
-                "result": result,
-                "plies": null,
-                "value": if mover_wins { 1 } else { -1 },
-                "best": best,
-                "pv": best.iter().collect::<Vec<_>>(),
-                "exact": true,
-                "nodes": nodes,
-                "time_ms": time_ms,
-                "to_move": color_name(pos.turn()),
-            })
-        );
+        let mut out = json!({
+            "result": name,
+            "plies": null,
+            "value": value,
+            "best": best,
+            "pv": best.iter().collect::<Vec<_>>(),
+            "exact": result.is_some(),
+            "nodes": nodes,
+            "time_ms": time_ms,
+            "to_move": color_name(pos.turn()),
+        });
+        if stopped {
+            out["stopped"] = json!(true);
+        }
+        println!("{out}");
     } else {
-        println!(
-            "{} to move: {result} (exact; distance not searched)",
-            color_name(pos.turn())
-        );
+        match result {
+            Some(_) => println!(
+                "{} to move: {name} (exact; distance not searched)",
+                color_name(pos.turn())
+            ),
+            None => println!(
+                "{} to move: unknown, stopped by the limits before a result",
+                color_name(pos.turn())
+            ),
+        }
         println!("best {}", best.as_deref().unwrap_or("-"));
         println!("nodes {nodes} time {time_ms} ms");
     }

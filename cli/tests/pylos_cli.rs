@@ -93,6 +93,20 @@ fn win_loss_solve_agrees_with_the_full_solve() {
         }
     }
     assert_bad_input(&["pylos", "solve", "--win-loss"], "children");
+    // Stopped by a limit it says so, without a verdict (and without failing).
+    let stopped = json_output(&[
+        "pylos",
+        "solve",
+        "--rules",
+        "children",
+        "--win-loss",
+        "--nodes",
+        "1000",
+        "--json",
+    ]);
+    assert_eq!(stopped["result"], "unknown", "{stopped}");
+    assert_eq!(stopped["exact"], false, "{stopped}");
+    assert_eq!(stopped["stopped"], true, "{stopped}");
 }
 
 #[test]
