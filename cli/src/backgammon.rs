@@ -7,11 +7,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tabula_engine::backgammon::{met, Dice, MatchId, Position, Side, Xgid, BAR};
 use tabula_solver::backgammon::baseline::{versus, Player};
-use tabula_solver::backgammon::cube::{self, CubeAction, CubeState, DEFAULT_CUBE_EFFICIENCY};
+use tabula_solver::backgammon::cube::{
+    self, CubeAction, CubeDecision, CubeState, DEFAULT_CUBE_EFFICIENCY,
+};
 use tabula_solver::backgammon::search::{with_threads, MAX_PLIES};
 use tabula_solver::backgammon::train::{TrainOptions, Trainer};
 use tabula_solver::backgammon::{
-    equity as cubeless_equity, weights, Evaluator, NetFile, Probabilities, SearchOptions, Searcher,
+    equity as cubeless_equity, weights, Evaluator, NetFile, Probabilities, RankedPlay,
+    SearchOptions, Searcher,
 };
 
 #[derive(ClapArgs, Debug)]
@@ -35,7 +38,9 @@ enum Command {
         #[arg(long, short)]
         dice: Option<String>,
     },
-    /// Check a play in gnubg notation and print the Position ID after it.
+    /// With `--play`: check a play in gnubg notation and print the Position ID after it.
+    /// Without: play against the engine in the terminal (money or a match, with the cube),
+    /// from new games, or on from `--position` (with `--match-id`, `--dice`) for the first.
     Play {
         #[command(flatten)]
         common: Common,
@@ -44,7 +49,9 @@ enum Command {
         dice: Option<String>,
         /// The play, e.g. "8/5 6/5", "bar/22*", "6/off", "8/5(2)".
         #[arg(long = "play", allow_hyphen_values = true)]
-        play: String,
+        play: Option<String>,
+        #[command(flatten)]
+        game: crate::backgammon_game::GameArgs,
     },
     /// Rank the plays of a roll with the neural net and expectimax (cubeless); without dice,
     /// evaluate the position for the player on roll.
@@ -179,11 +186,48 @@ fn dice_for(arg: &Option<String>, input: &Input) -> Result<Dice, CliError> {
     }
 }
 
+/// The dice when some were given (`--dice`, or rolled in the XGID or Match ID); `None` before
+/// the roll.
+fn rolled_dice(arg: &Option<String>, input: &Input) -> Result<Option<Dice>, CliError> {
+    let rolled = arg.is_some() || input.match_id.is_some_and(|m| m.dice.0 > 0);
+    rolled.then(|| dice_for(arg, input)).transpose()
+}
+
+/// `--plies` of the commands that search: at most [`MAX_PLIES`].
+pub(crate) fn check_plies(plies: u8) -> CliResult {
+    if plies > MAX_PLIES {
+        return Err(CliError::new(format!(
+            "--plies {plies}: at most {MAX_PLIES}"
+        )));
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> CliResult {
     match args.command {
         Command::Show { common } => show(&common),
         Command::Moves { common, dice } => moves(&common, &dice),
-        Command::Play { common, dice, play } => play_cmd(&common, &dice, &play),
+        Command::Play {
+            common,
+            dice,
+            play: Some(play),
+            ..
+        } => play_cmd(&common, &dice, &play),
+        Command::Play {
+            common,
+            dice,
+            play: None,
+            game,
+        } => {
+            if common.json {
+                return Err(CliError::new(
+                    "--json needs --play (the game against the engine is text only)",
+                ));
+            }
+            let input = common.input()?;
+            let dice = rolled_dice(&dice, &input)?;
+            crate::backgammon_game::run(&game, input.position, input.match_id, dice)
+        }
         Command::Hint {
             common,
             dice,
@@ -206,14 +250,19 @@ pub fn run(args: Args) -> CliResult {
 /// The board in gnubg's text layout: the player on roll is X and moves from the top left
 /// round to its home board at the bottom right; O is the opponent.
 pub fn board_diagram(pos: &Position) -> String {
+    board_diagram_as(pos, 'X', 'O')
+}
+
+/// [`board_diagram`] with the letters of the player on roll and of the opponent.
+pub(crate) fn board_diagram_as(pos: &Position, mine: char, theirs: char) -> String {
     let me = pos.counts(Side::OnRoll);
     let opp = pos.counts(Side::Opponent);
     // (char, count) on X's point p.
     let cell = |p: usize| -> (char, u8) {
         if me[p - 1] > 0 {
-            ('X', me[p - 1])
+            (mine, me[p - 1])
         } else if opp[24 - p] > 0 {
-            ('O', opp[24 - p])
+            (theirs, opp[24 - p])
         } else {
             (' ', 0)
         }
@@ -248,11 +297,11 @@ pub fn board_diagram(pos: &Position) -> String {
     };
     let mut out = String::from(" +13-14-15-16-17-18------19-20-21-22-23-24-+\n");
     for row in 0..5 {
-        out.push_str(&half(top, row, bar_cell('O', opp[BAR], row)));
+        out.push_str(&half(top, row, bar_cell(theirs, opp[BAR], row)));
     }
     out.push_str(" |                  |BAR|                  |\n");
     for row in (0..5).rev() {
-        out.push_str(&half(bottom, row, bar_cell('X', me[BAR], row)));
+        out.push_str(&half(bottom, row, bar_cell(mine, me[BAR], row)));
     }
     out.push_str(" +12-11-10--9--8--7-------6--5--4--3--2--1-+\n");
     out
@@ -603,10 +652,9 @@ fn probabilities_text(p: &Probabilities) -> String {
     )
 }
 
-/// Rounds for JSON: 6 decimals are plenty, and keep the output short.
 /// The cube as the Match ID (or XGID) describes it, seen from the player on roll; a centred
 /// money cube without one.
-fn cube_state(match_id: Option<MatchId>) -> CubeState {
+pub(crate) fn cube_state(match_id: Option<MatchId>) -> CubeState {
     match match_id {
         None => CubeState::money(),
         Some(m) => CubeState::for_player(
@@ -621,6 +669,77 @@ fn cube_state(match_id: Option<MatchId>) -> CubeState {
     }
 }
 
+/// The engine's cube decision for the player on roll of `pos` (before the roll): its cubeless
+/// evaluation `plies` ahead through [`cube::decide`] with cube efficiency `x`.
+pub(crate) fn cube_decision(
+    searcher: &Searcher,
+    pos: &Position,
+    plies: u8,
+    state: &CubeState,
+    x: f64,
+) -> (Probabilities, CubeDecision) {
+    let p = searcher.evaluate(pos, plies);
+    (p, cube::decide(&p, state, x))
+}
+
+/// Whether the decision is to double (the opponent taking or not); too good plays on.
+pub(crate) fn offers_double(d: &CubeDecision) -> bool {
+    matches!(d.action, CubeAction::DoubleTake | CubeAction::DoublePass)
+}
+
+/// The cube decision in words.
+fn cube_action_text(d: &CubeDecision) -> &'static str {
+    match (d.may_double, d.action) {
+        (false, _) => "no double (the cube is not available)",
+        (true, CubeAction::NoDouble) => "no double",
+        (true, CubeAction::DoubleTake) => "double, take",
+        (true, CubeAction::DoublePass) => "double, pass",
+        (true, CubeAction::TooGood) => "too good to double, pass",
+    }
+}
+
+/// The cubeless chances and the cube decision of the player on roll, two indented lines.
+pub(crate) fn cube_advice(p: &Probabilities, d: &CubeDecision) -> String {
+    format!(
+        "  {}\n  cube: {}; the opponent should {} (cubeful: no double {:+.3}, double/take {:+.3}, double/pass {:+.3})",
+        probabilities_text(p),
+        cube_action_text(d),
+        if d.take { "take" } else { "pass" },
+        d.no_double,
+        d.double_take,
+        d.double_pass
+    )
+}
+
+/// The first `limit` ranked plays, best first, two lines each: the play with its depth and
+/// equity (and its difference from the best), then its chances.
+pub(crate) fn ranked_text(ranked: &[RankedPlay], limit: usize) -> String {
+    let shown = &ranked[..ranked.len().min(limit)];
+    let width = shown
+        .iter()
+        .map(|r| r.play.notation().len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (n, r) in shown.iter().enumerate() {
+        let diff = if n == 0 {
+            String::new()
+        } else {
+            format!(" ({:+.3})", r.equity - ranked[0].equity)
+        };
+        out.push_str(&format!(
+            "{:>3}. {:width$}  {}-ply  eq {:+.3}{diff}\n     {}\n",
+            n + 1,
+            r.play.notation(),
+            r.plies,
+            r.equity,
+            probabilities_text(&r.probabilities)
+        ));
+    }
+    out
+}
+
+/// Rounds for JSON: 6 decimals are plenty, and keep the output short.
 fn round6(x: f32) -> f64 {
     (x as f64 * 1e6).round() / 1e6
 }
@@ -632,18 +751,9 @@ fn hint(
     threads: usize,
     eval: std::borrow::Cow<'static, Evaluator>,
 ) -> CliResult {
-    if plies > MAX_PLIES {
-        return Err(CliError::new(format!(
-            "--plies {plies}: at most {MAX_PLIES}"
-        )));
-    }
+    check_plies(plies)?;
     let input = common.input()?;
-    let rolled = dice.is_some() || input.match_id.is_some_and(|m| m.dice.0 > 0);
-    let dice = if rolled {
-        Some(dice_for(dice, &input)?)
-    } else {
-        None
-    };
+    let dice = rolled_dice(dice, &input)?;
     let pos = input.position;
     let options = SearchOptions {
         plies,
@@ -651,18 +761,12 @@ fn hint(
     };
     let started = Instant::now();
     let Some(dice) = dice else {
-        let p = with_threads(threads, || {
-            Searcher::new(&eval, options).evaluate(&pos, plies)
+        let (p, d) = with_threads(threads, || {
+            let searcher = Searcher::new(&eval, options);
+            let state = cube_state(input.match_id);
+            cube_decision(&searcher, &pos, plies, &state, DEFAULT_CUBE_EFFICIENCY)
         })
         .map_err(CliError::new)?;
-        let d = cube::decide(&p, &cube_state(input.match_id), DEFAULT_CUBE_EFFICIENCY);
-        let action = match (d.may_double, d.action) {
-            (false, _) => "no double (the cube is not available)",
-            (true, CubeAction::NoDouble) => "no double",
-            (true, CubeAction::DoubleTake) => "double, take",
-            (true, CubeAction::DoublePass) => "double, pass",
-            (true, CubeAction::TooGood) => "too good to double, pass",
-        };
         if common.json {
             println!(
                 "{}",
@@ -672,7 +776,7 @@ fn hint(
                     "equity": round6(cubeless_equity(&p)),
                     "probabilities": p.map(round6),
                     "cube": {
-                        "action": action,
+                        "action": cube_action_text(&d),
                         "take": d.take,
                         "no_double": d.no_double,
                         "double_take": d.double_take,
@@ -686,14 +790,7 @@ fn hint(
                 pos.position_id(),
                 cubeless_equity(&p)
             );
-            println!("  {}", probabilities_text(&p));
-            println!(
-                "  cube: {action}; the opponent should {} (cubeful: no double {:+.3}, double/take {:+.3}, double/pass {:+.3})",
-                if d.take { "take" } else { "pass" },
-                d.no_double,
-                d.double_take,
-                d.double_pass
-            );
+            println!("{}", cube_advice(&p, &d));
             eprintln!("{:.3} s", started.elapsed().as_secs_f64());
         }
         return Ok(());
@@ -722,27 +819,7 @@ fn hint(
         println!("No legal play for {dice}.");
         return Ok(());
     }
-    let width = ranked
-        .iter()
-        .map(|r| r.play.notation().len())
-        .max()
-        .unwrap_or(0);
-    let best = ranked[0].equity;
-    for (n, r) in ranked.iter().enumerate() {
-        let diff = if n == 0 {
-            String::new()
-        } else {
-            format!(" ({:+.3})", r.equity - best)
-        };
-        println!(
-            "{:>3}. {:width$}  {}-ply  eq {:+.3}{diff}",
-            n + 1,
-            r.play.notation(),
-            r.plies,
-            r.equity,
-        );
-        println!("     {}", probabilities_text(&r.probabilities));
-    }
+    print!("{}", ranked_text(&ranked, ranked.len()));
     eprintln!("{:.3} s", started.elapsed().as_secs_f64());
     Ok(())
 }

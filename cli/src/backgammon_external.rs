@@ -18,7 +18,7 @@
 //! doubler); the board, cube owner and may-double fields are absolute.
 //!
 //! Decisions: plays by [`Searcher::rank`] at `--plies`; cube actions from the cubeless
-//! evaluation at `--plies` of the position before the roll through [`cube::decide`]
+//! evaluation at `--plies` of the position before the roll through [`cube_decision`]
 //! (Janowski, `--cube-efficiency`, the Kazaross-XG2 MET in matches; longer matches than the
 //! table are played with the money model).
 
@@ -31,10 +31,11 @@ use std::time::Instant;
 use clap::Args as ClapArgs;
 use serde_json::json;
 use tabula_engine::backgammon::{Dice, FibsBoard};
-use tabula_solver::backgammon::cube::{self, CubeAction, CubeState, DEFAULT_CUBE_EFFICIENCY};
-use tabula_solver::backgammon::search::{with_threads, MAX_PLIES};
+use tabula_solver::backgammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
+use tabula_solver::backgammon::search::with_threads;
 use tabula_solver::backgammon::{SearchOptions, Searcher};
 
+use crate::backgammon::{check_plies, cube_decision, offers_double};
 use crate::error::{CliError, CliResult};
 
 #[derive(ClapArgs, Debug)]
@@ -131,13 +132,11 @@ impl Player<'_> {
                     log: json!({"kind": "double", "base": base, "may_double": false}),
                 });
             }
-            let p = self.searcher.evaluate(&pos, self.plies);
-            let d = cube::decide(&p, &state, self.x);
+            let (p, d) = cube_decision(&self.searcher, &pos, self.plies, &state, self.x);
             let (kind, reply) = if doubled {
                 ("take", if d.take { "take" } else { "drop" })
             } else {
-                let double = matches!(d.action, CubeAction::DoubleTake | CubeAction::DoublePass);
-                ("double", if double { "double" } else { "roll" })
+                ("double", if offers_double(&d) { "double" } else { "roll" })
             };
             return Ok(Answer {
                 reply: reply.into(),
@@ -186,12 +185,7 @@ fn resolve(listen: &str) -> Result<SocketAddr, CliError> {
 }
 
 pub fn run(args: ExternalArgs) -> CliResult {
-    if args.plies > MAX_PLIES {
-        return Err(CliError::new(format!(
-            "--plies {}: at most {MAX_PLIES}",
-            args.plies
-        )));
-    }
+    check_plies(args.plies)?;
     if !(0.0..=1.0).contains(&args.cube_efficiency) {
         return Err(CliError::new("--cube-efficiency must be between 0 and 1"));
     }

@@ -3,6 +3,7 @@
 
 mod backgammon;
 mod backgammon_external;
+mod backgammon_game;
 mod bilitaire;
 mod bilitaire_game;
 mod common;
