@@ -75,6 +75,32 @@ pub trait Scored: Game {
     /// as soon as a move reaches them.
     fn value_bounds(&self) -> (i32, i32);
 
+    /// The legal moves that can still decide the null-window test "value ≥ x" here. A game may
+    /// leave out moves whose children's [`Scored::value_bounds`] already put them on the side of
+    /// `x` that cannot settle the test (for the Max side, children below `x`; for the Min side,
+    /// children at `x` or above), when it can do so without making them. For every `x` the list
+    /// must be a prefix of one fixed order of all legal moves, so that a move's index (stored in
+    /// transposition tables) names the same move whatever `x` was.
+    fn legal_moves_for_test(&self, x: i32, moves: &mut Vec<Self::Move>) {
+        let _ = x;
+        self.legal_moves(moves);
+    }
+
+    /// A proven answer to the test "value ≥ x" that the game can give without a search, or
+    /// `None`. Called only when [`Scored::value_bounds`] leave the test open; meant for tests
+    /// that the next move or two settle, which are most of the nodes near the end of a search.
+    fn decide_test(&self, x: i32) -> Option<bool> {
+        let _ = x;
+        None
+    }
+
+    /// Like [`Scored::decide_test`], for answers that cost more than a table probe: asked only
+    /// when the table has no answer, and the answer is stored there.
+    fn decide_test_deeper(&self, x: i32) -> Option<bool> {
+        let _ = x;
+        None
+    }
+
     /// The payoff a position gets from its best child's payoff. The identity for games scored
     /// by material (Bi-litaire); a game scored by win or loss at a distance overrides it to move
     /// a decided value one ply further away (win in k becomes win in k + 1), which keeps every

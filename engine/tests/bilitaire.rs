@@ -3,11 +3,15 @@
 //! perft, the mask shortcuts agree with path enumeration, and the parsers never panic.
 
 use proptest::prelude::*;
-use tabula_engine::bilitaire::movegen::{count_chains, for_each_chain, longest_chain};
+use tabula_engine::bilitaire::geometry::{slots_touching, Slot, Square};
+use tabula_engine::bilitaire::movegen::{
+    count_chains, every_ball_move_lets_slider_end, for_each_chain, longest_chain,
+    slider_can_end_round,
+};
 use tabula_engine::bilitaire::{Move, Position, Rules, Side};
 use tabula_engine::perft::perft;
 use tabula_engine::playout::{self, Rng};
-use tabula_engine::{Game, Symmetric, D4};
+use tabula_engine::{Game, Scored, Symmetric, D4};
 
 /// The position after up to `plies` random moves from the start (stopping at the end).
 fn random_playout(seed: u64, plies: usize, rules: Rules) -> Position {
@@ -104,6 +108,55 @@ fn check_position(pos: &Position) {
         }
     }
 
+    // The search's shortened move lists: the full set filtered by announcement, each list a
+    // prefix of the next, so that a stored move index means the same move for every limit.
+    let mut previous: Vec<Move> = Vec::new();
+    for most in [0u8, 1, 2, 3, 4, 6, u8::MAX] {
+        let mut limited = Vec::new();
+        pos.generate_moves_announcing_at_most(most, &mut limited);
+        assert_eq!(
+            &limited[..previous.len()],
+            &previous[..],
+            "{pos} prefix at {most}"
+        );
+        let mut expected: Vec<Move> = moves
+            .iter()
+            .filter(|m| m.announcement() <= most)
+            .copied()
+            .collect();
+        let mut got = limited.clone();
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected, "{pos} announcing at most {most}");
+        previous = limited;
+    }
+
+    // The one- and two-ply verdicts the search takes without searching, against play.
+    let slider_ends_now = |p: &Position| {
+        let mut actions = Vec::new();
+        p.legal_moves(&mut actions);
+        actions
+            .iter()
+            .any(|&a| a.announcement() == 0 && p.play(a).is_terminal())
+    };
+    match pos.side() {
+        Side::Slider => assert_eq!(slider_can_end_round(pos), slider_ends_now(pos), "{pos}"),
+        Side::Ball(n) => {
+            let required = u32::from(n.max(1));
+            let expected = moves.iter().all(|&mv| {
+                let after = pos.play(mv);
+                after.ball_count() + required == pos.ball_count() && slider_ends_now(&after)
+            });
+            assert_eq!(every_ball_move_lets_slider_end(pos), expected, "{pos}");
+        }
+        Side::OpeningRemoval => {}
+    }
+    // decide_test answers only at the top of the bounds, and then as a full search would.
+    let (_, top) = pos.value_bounds();
+    for x in top - 2..top {
+        assert_eq!(pos.decide_test(x), None, "{pos} at {x}");
+    }
+
     // Symmetric images have the same canonical key and the same perft.
     let depth = if pos.side() == Side::Slider { 1 } else { 2 };
     let expected = perft(pos, depth);
@@ -112,6 +165,19 @@ fn check_position(pos: &Position) {
         assert_eq!(image.canonical_key(), pos.canonical_key());
         assert_eq!(perft(&image, depth), expected, "{pos} under {sym:?}");
     }
+}
+
+#[test]
+fn slots_touching_names_the_tiles_under_holes() {
+    for i in 0..64 {
+        let sq = Square::from_index(i);
+        let slot = Slot::iter(0xffff).find(|s| s.holes() & sq.bit() != 0);
+        assert_eq!(
+            slots_touching(sq.bit()),
+            slot.expect("every hole has a slot").bit()
+        );
+    }
+    assert_eq!(slots_touching(u64::MAX), 0xffff);
 }
 
 proptest! {

@@ -100,6 +100,17 @@ struct Ctx {
 
 const FLUSH_EVERY: u64 = 2048;
 
+/// A searched node as the table sees it: its key (under symmetry `sym`), the entry it had,
+/// its game bounds, the depth searched and the nodes spent.
+struct Visit {
+    key: u128,
+    sym: u8,
+    stored: Option<Entry>,
+    bounds: (i32, i32),
+    depth: u8,
+    spent: u64,
+}
+
 /// A child ready to search, with its table key.
 struct Child<G> {
     index: u16,
@@ -320,7 +331,9 @@ impl<'t, T: Table> Searcher<'t, T> {
         G::Key: Into<u128>,
     {
         let mut settled_proven = true;
-        let mut scored: Vec<((i32, u32), Child<G>)> = Vec::with_capacity(moves.len());
+        // First every child with its game bounds, prefetching the table slots of those to probe;
+        // then the probes, whose cache misses now overlap.
+        let mut open: Vec<(G::Move, Child<G>)> = Vec::with_capacity(moves.len());
         for (i, &mv) in moves.iter().enumerate() {
             let index = i as u16;
             if Some(index) == searched {
@@ -337,9 +350,26 @@ impl<'t, T: Table> Searcher<'t, T> {
                 }
                 continue;
             }
-            let key = probe_children.then(|| self.table_key(&child));
+            // A child at the top of its bounds is left to `Scored::decide_test`, cheaper than
+            // a probe.
+            let key = (probe_children && hi != x).then(|| self.table_key(&child));
+            if let Some((key, _)) = key {
+                self.table.prefetch(key);
+            }
+            open.push((
+                mv,
+                Child {
+                    index,
+                    pos: child,
+                    key,
+                },
+            ));
+        }
+        let mut scored: Vec<((i32, u32), Child<G>)> = Vec::with_capacity(open.len());
+        for (mv, child) in open {
             // Enhanced transposition cutoff: a child the table already settles is not searched.
-            if let Some(e) = key
+            if let Some(e) = child
+                .key
                 .and_then(|key| self.table.probe(key.0))
                 .filter(|e| e.depth >= child_depth)
             {
@@ -347,26 +377,22 @@ impl<'t, T: Table> Searcher<'t, T> {
                 if elo >= x || ehi < x {
                     let proven = e.depth == Entry::PROVEN;
                     if (elo >= x) == cut_when {
-                        return Expansion::Cut { index, proven };
+                        return Expansion::Cut {
+                            index: child.index,
+                            proven,
+                        };
                     }
                     settled_proven &= proven;
                     continue;
                 }
             }
             let eval = if cut_when {
-                -child.evaluate()
+                -child.pos.evaluate()
             } else {
-                child.evaluate()
+                child.pos.evaluate()
             };
             let history = self.history[self.history_slot(&mv)].load(Ordering::Relaxed);
-            scored.push((
-                (eval, u32::MAX - history),
-                Child {
-                    index,
-                    pos: child,
-                    key,
-                },
-            ));
+            scored.push(((eval, u32::MAX - history), child));
         }
         scored.sort_by_key(|(score, c)| (*score, c.index));
         Expansion::Children {
@@ -412,6 +438,12 @@ impl<'t, T: Table> Searcher<'t, T> {
                 proven: true,
             });
         }
+        if let Some(holds) = pos.decide_test(x) {
+            return Ok(Outcome {
+                holds,
+                proven: true,
+            });
+        }
         let (key, sym) = key.unwrap_or_else(|| self.table_key(pos));
         let stored = self.table.probe(key);
         if let Some(e) = stored.filter(|e| e.depth >= depth) {
@@ -421,6 +453,22 @@ impl<'t, T: Table> Searcher<'t, T> {
                     proven: e.depth == Entry::PROVEN,
                 });
             }
+        }
+        if let Some(holds) = pos.decide_test_deeper(x) {
+            let outcome = Outcome {
+                holds,
+                proven: true,
+            };
+            let visit = Visit {
+                key,
+                sym,
+                stored,
+                bounds: (lo, hi),
+                depth,
+                spent: 1,
+            };
+            self.record(pos, visit, x, outcome, None);
+            return Ok(outcome);
         }
         if depth == 0 {
             return Ok(Outcome {
@@ -440,7 +488,7 @@ impl<'t, T: Table> Searcher<'t, T> {
         // Children are tested against the threshold their backed-up value must reach.
         let child_x = G::child_threshold(x);
         let mut moves = Vec::new();
-        pos.legal_moves(&mut moves);
+        pos.legal_moves_for_test(x, &mut moves);
         // The table's best move first, before paying for the other children.
         let hint = hint
             .map(|e| e.best)
@@ -543,18 +591,48 @@ impl<'t, T: Table> Searcher<'t, T> {
                 proven: all_proven,
             },
         };
-        let stored_depth = if outcome.proven { Entry::PROVEN } else { depth };
-        let mut entry = match stored {
-            Some(e) if e.depth == stored_depth => e,
-            Some(e) if e.depth > stored_depth => {
-                return Ok(outcome);
+        if let Some((index, _)) = cut {
+            if let Some(mv) = moves.get(usize::from(index)) {
+                self.history[self.history_slot(mv)].fetch_add(1, Ordering::Relaxed);
             }
+        }
+        let visit = Visit {
+            key,
+            sym,
+            stored,
+            bounds: (lo, hi),
+            depth,
+            spent: ctx.nodes - nodes_before + 1,
+        };
+        self.record(pos, visit, x, outcome, cut.map(|(index, _)| index));
+        Ok(outcome)
+    }
+
+    /// Stores what the test "value of `pos` ≥ x" found, merged with what the table had.
+    fn record<G: Searchable>(
+        &self,
+        pos: &G,
+        visit: Visit,
+        x: i32,
+        outcome: Outcome,
+        best: Option<u16>,
+    ) where
+        G::Key: Into<u128>,
+    {
+        let stored_depth = if outcome.proven {
+            Entry::PROVEN
+        } else {
+            visit.depth
+        };
+        let mut entry = match visit.stored {
+            Some(e) if e.depth == stored_depth => e,
+            Some(e) if e.depth > stored_depth => return,
             _ => Entry {
-                lower: lo as i16,
-                upper: hi as i16,
+                lower: visit.bounds.0 as i16,
+                upper: visit.bounds.1 as i16,
                 depth: stored_depth,
                 best: Entry::NO_MOVE,
-                sym,
+                sym: visit.sym,
                 work: 0,
             },
         };
@@ -564,17 +642,12 @@ impl<'t, T: Table> Searcher<'t, T> {
         } else {
             entry.upper = entry.upper.min(bound);
         }
-        if let Some((index, _)) = cut {
+        if let Some(index) = best {
             entry.best = index;
-            entry.sym = sym;
-            if let Some(mv) = moves.get(usize::from(index)) {
-                self.history[self.history_slot(mv)].fetch_add(1, Ordering::Relaxed);
-            }
+            entry.sym = visit.sym;
         }
-        let spent = ctx.nodes - nodes_before + 1;
-        entry.work = entry.work.max((64 - spent.leading_zeros()) as u8);
-        self.table.store(key, entry);
-        Ok(outcome)
+        entry.work = entry.work.max((64 - visit.spent.leading_zeros()) as u8);
+        self.table.store(visit.key, entry);
     }
 
     fn root_test<G: Searchable>(&self, pos: &G, x: i32, depth: u8) -> Result<Outcome, Aborted>

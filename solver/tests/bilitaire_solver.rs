@@ -3,13 +3,15 @@
 
 use proptest::prelude::*;
 use tabula_engine::bilitaire::geometry::holes_of;
+use tabula_engine::bilitaire::movegen::longest_chain;
 use tabula_engine::bilitaire::{Position, Rules, Side};
 use tabula_engine::playout::random_playout;
 use tabula_engine::Game;
 use tabula_solver::minimax::minimax;
 use tabula_solver::{AtomicTable, DashTable, SearchOptions, Searcher, Table};
 
-/// A random small position: 2–6 tiles, up to 12 balls, any side to move.
+/// A random small position: 2–6 tiles, up to 12 balls, any side to move (announcements of 2
+/// and 3 included), a quarter of them under the `free-chains` rule.
 fn small_position(seed: u64) -> Option<Position> {
     let mut s = seed | 1;
     let mut next = move || {
@@ -28,11 +30,19 @@ fn small_position(seed: u64) -> Option<Position> {
     while balls.count_ones() > 12 {
         balls &= balls - 1;
     }
-    let side = match next() % 4 {
-        0 | 1 => Side::Slider,
-        _ => Side::Ball(0),
+    let side = match next() % 8 {
+        0..=3 => Side::Slider,
+        4 | 5 => Side::Ball(0),
+        // An announcement, where the board has a chain (of 2 or 3).
+        _ => match longest_chain(balls, holes).min(3) {
+            n @ 2.. => Side::Ball(n as u8),
+            _ => Side::Ball(0),
+        },
     };
-    Position::from_parts(balls, tiles, side, Rules::default())
+    let rules = Rules {
+        free_chains: next() % 4 == 0,
+    };
+    Position::from_parts(balls, tiles, side, rules)
 }
 
 fn solve_with<T: Table>(table: &T, pos: &Position, options: SearchOptions) -> i32 {
@@ -60,10 +70,19 @@ fn solve_with<T: Table>(table: &T, pos: &Position, options: SearchOptions) -> i3
 fn solver_agrees_with_plain_minimax() {
     let mut compared = 0;
     let mut largest = 0;
-    for seed in 0..400u64 {
-        let Some(pos) = small_position(seed * 7919 + 1) else {
-            continue;
-        };
+    let mut announced = 0;
+    let mut free_chains = 0;
+    // Random small positions, each followed by the ball player's turn after the slider's last
+    // move with an announcement (if it has one): chains are rare on random boards.
+    let positions = (0..500u64)
+        .filter_map(|seed| small_position(seed * 7919 + 1))
+        .flat_map(|pos| {
+            let mut moves = Vec::new();
+            pos.legal_moves(&mut moves);
+            let announcing = moves.iter().rev().find(|m| m.announcement() >= 2);
+            std::iter::once(pos).chain(announcing.map(|&m| pos.play(m)))
+        });
+    for pos in positions {
         let mut budget = 2_000_000;
         let Some(expected) = minimax(&pos, &mut budget) else {
             continue;
@@ -83,7 +102,13 @@ fn solver_agrees_with_plain_minimax() {
         );
         compared += 1;
         largest = largest.max(pos.ball_count());
+        announced += usize::from(matches!(pos.side(), Side::Ball(n) if n >= 2));
+        free_chains += usize::from(pos.rules().free_chains);
     }
+    assert!(
+        announced >= 10 && free_chains >= 20,
+        "{announced} announced, {free_chains} free-chains positions"
+    );
     // The comparison must really happen, on positions of some size.
     assert!(compared >= 150, "only {compared} positions compared");
     assert!(

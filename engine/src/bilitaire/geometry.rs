@@ -241,6 +241,13 @@ pub const fn tiles_of(holes: u64) -> u16 {
     (x & 0xf | (x >> 12) & 0xf0 | (x >> 24) & 0xf00 | (x >> 36) & 0xf000) as u16
 }
 
+/// The slots of the tiles that carry any of `holes` (holes of tiles present or not).
+pub const fn slots_touching(holes: u64) -> u16 {
+    // Fold each 2×2 block onto its lower-left hole, then gather as for whole tiles.
+    let pairs = holes | holes >> 1;
+    tiles_of(pairs | pairs >> 8)
+}
+
 /// For each hole and direction: the bits of the jumped-over hole and of the landing hole,
 /// both 0 where the jump would leave the grid.
 pub const JUMP_STEPS: [[(u64, u64); 4]; 64] = {

@@ -1,9 +1,12 @@
 //! Move generation: jumps and chains by shifts and masks, slides from a `const` table per line.
 
 use super::chain::Chain;
-use super::geometry::{Direction, Slot, Square, FILES_A_TO_F, FILES_C_TO_H, JUMP_STEPS};
+use super::geometry::{
+    slots_touching, Direction, Slot, Square, FILES_A_TO_F, FILES_C_TO_H, JUMP_STEPS,
+};
 use super::mv::Move;
 use super::position::{Position, Side};
+use std::ops::ControlFlow;
 
 // ---------------------------------------------------------------------------------------------
 // Jumps
@@ -159,14 +162,22 @@ pub fn count_chains(balls: u64, holes: u64, len: usize) -> u64 {
 /// The length of the longest chain (0 when no jump exists). Every shorter length is achievable
 /// too (a chain's prefixes are chains), so the legal announcements are exactly `2..=longest`.
 pub fn longest_chain(balls: u64, holes: u64) -> u32 {
-    // Most boards have no chain at all: settle those by masks before searching paths.
-    if !has_double_jump(balls, holes) {
-        return u32::from(has_jump(balls, holes));
-    }
     // Each jump removes a ball and one ball always remains.
-    let cap = balls.count_ones().saturating_sub(1);
+    longest_chain_up_to(balls, holes, balls.count_ones().saturating_sub(1))
+}
+
+/// `min(longest chain, cap)`: the search stops as soon as a chain of `cap` jumps is found, which
+/// is all a caller needs that only cares about announcements up to `cap`.
+pub fn longest_chain_up_to(balls: u64, holes: u64, cap: u32) -> u32 {
+    // Most boards have no chain at all: settle those by masks before searching paths.
+    if cap < 2 || !has_double_jump(balls, holes) {
+        return u32::from(has_jump(balls, holes)).min(cap);
+    }
     fn longest_from(balls: u64, holes: u64, at: u32, cap: u32) -> u32 {
         let mut best = 0;
+        if cap == 0 {
+            return 0;
+        }
         for d in 0..4 {
             if let Some((next, land)) = jump_from(balls, holes, at, d) {
                 best = best.max(1 + longest_from(next, holes, land, cap - 1));
@@ -183,7 +194,7 @@ pub fn longest_chain(balls: u64, holes: u64) -> u32 {
             best = best.max(1 + longest_from(after, holes, land, cap - 1));
         }
     });
-    best
+    best.min(cap)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -350,6 +361,17 @@ fn slide_move(line: usize, slide: LineSlide) -> Move {
 /// removals of empty tiles first, then slides row by row and column by column. The position
 /// passed still has the slider to move.
 pub fn for_each_slider_action(pos: &Position, mut visit: impl FnMut(Move, Position)) {
+    let _ = try_for_each_slider_action(pos, |action, after| {
+        visit(action, after);
+        ControlFlow::Continue(())
+    });
+}
+
+/// [`for_each_slider_action`] that stops as soon as `visit` breaks.
+pub fn try_for_each_slider_action(
+    pos: &Position,
+    mut visit: impl FnMut(Move, Position) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     for slot in Slot::iter(pos.tiles) {
         if pos.balls & slot.holes() == 0 {
             let after = Position {
@@ -357,16 +379,136 @@ pub fn for_each_slider_action(pos: &Position, mut visit: impl FnMut(Move, Positi
                 holes: pos.holes & !slot.holes(),
                 ..*pos
             };
-            visit(Move::RemoveTile { slot, announce: 0 }, after);
+            visit(Move::RemoveTile { slot, announce: 0 }, after)?;
         }
     }
     for line in 0..8 {
         let (slides, n) = &LINE_SLIDES[line_pattern(pos.tiles, line)];
         for &slide in &slides[..*n] {
             let after = apply_slide(pos, line, slide.group, slide.forward, slide.distance.into());
-            visit(slide_move(line, slide), after);
+            visit(slide_move(line, slide), after)?;
         }
     }
+    ControlFlow::Continue(())
+}
+
+/// True if some slider action leaves the ball player without a jump, which ends the round
+/// with every ball still on the board: the best the slider can get.
+///
+/// An action changes only the tiles it slides or removes, so a jump whose three holes lie on
+/// other tiles survives it. Only actions that move or remove a tile under each of two jumps
+/// (the first and the last found) are tried.
+pub fn slider_can_end_round(pos: &Position) -> bool {
+    let empty = pos.holes & !pos.balls;
+    let mut first = 0;
+    let mut last = 0;
+    for (d, &dir) in Direction::ALL.iter().enumerate() {
+        let sources = jump_sources(pos.balls, empty, dir);
+        if sources == 0 {
+            continue;
+        }
+        let jump_holes = |from: u32| {
+            let (over, land) = JUMP_STEPS[from as usize][d];
+            1 << from | over | land
+        };
+        if first == 0 {
+            first = jump_holes(sources.trailing_zeros());
+        }
+        last = jump_holes(63 - sources.leading_zeros());
+    }
+    if first == 0 {
+        // No jump now: any action that makes none ends the round.
+        return try_for_each_slider_action(pos, |_, after| {
+            if has_jump(after.balls, after.holes) {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })
+        .is_break();
+    }
+    let need = (slots_touching(first), slots_touching(last));
+    let hits_both = |slots: u16| slots & need.0 != 0 && slots & need.1 != 0;
+    for slot in Slot::iter(pos.tiles & need.0 & need.1) {
+        if pos.balls & slot.holes() == 0 && !has_jump(pos.balls, pos.holes & !slot.holes()) {
+            return true;
+        }
+    }
+    for line in 0..8 {
+        if !hits_both(LINE_MASKS[line][15].0) {
+            continue;
+        }
+        let (slides, n) = &LINE_SLIDES[line_pattern(pos.tiles, line)];
+        for &slide in &slides[..*n] {
+            if !hits_both(LINE_MASKS[line][slide.group as usize].0) {
+                continue;
+            }
+            let after = apply_slide(pos, line, slide.group, slide.forward, slide.distance.into());
+            if !has_jump(after.balls, after.holes) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// True if the slider (to move) has an action after which the round ends at once, or after
+/// one simple jump whatever the ball player picks. Actions leaving the ball player the fewest
+/// jumps are tried first.
+pub fn slider_can_end_round_after_one_jump(pos: &Position) -> bool {
+    // At most 12 tile removals and 8 slides in each of the 8 lines.
+    let mut candidates = [(0u32, 0u64, 0u64, 0u16); 12 + 64];
+    let mut n = 0;
+    let ended = try_for_each_slider_action(pos, |_, after| {
+        let jumps = simple_jump_count(after.balls, after.holes) as u32;
+        if jumps == 0 {
+            return ControlFlow::Break(());
+        }
+        candidates[n] = (jumps, after.balls, after.holes, after.tiles);
+        n += 1;
+        ControlFlow::Continue(())
+    });
+    if ended.is_break() {
+        return true;
+    }
+    let candidates = &mut candidates[..n];
+    candidates.sort_unstable_by_key(|c| c.0);
+    candidates.iter().any(|&(_, balls, holes, tiles)| {
+        every_ball_move_lets_slider_end(&Position {
+            balls,
+            holes,
+            tiles,
+            side: Side::Ball(0),
+            ..*pos
+        })
+    })
+}
+
+/// True if every move of the ball player to move (`Side::Ball`) leaves the slider a way to end
+/// the round at once: then the round ends after this one move, whatever he plays.
+pub fn every_ball_move_lets_slider_end(pos: &Position) -> bool {
+    let len = match pos.side {
+        Side::Ball(0) if pos.rules.free_chains => {
+            // A chain of two or more jumps is also a move; it removes more than one ball, so
+            // it is not a move after which the round can end with only one ball gone.
+            if has_double_jump(pos.balls, pos.holes) {
+                return false;
+            }
+            1
+        }
+        Side::Ball(n) => usize::from(n.max(1)),
+        _ => return false,
+    };
+    let mut all = true;
+    for_each_chain(pos.balls, pos.holes, len, &mut |_, balls| {
+        all = all
+            && slider_can_end_round(&Position {
+                balls,
+                side: Side::Slider,
+                ..*pos
+            });
+    });
+    all
 }
 
 /// The position after the slide `from`-`to` (side unchanged), or `None` if it is not a
@@ -399,13 +541,24 @@ pub fn slide_result(pos: &Position, from: Slot, to: Slot) -> Option<Position> {
 // Whole-position generation
 
 impl Position {
-    /// The legal announcements after a slider action that led to `after`: none, then `2..=longest`.
-    fn announcements(after: &Position) -> std::ops::RangeInclusive<u8> {
-        2..=longest_chain(after.balls, after.holes) as u8
+    /// Appends every legal move; a slider action is followed by its announcements.
+    pub fn generate_moves(&self, moves: &mut Vec<Move>) {
+        match self.side {
+            Side::Slider => for_each_slider_action(self, |action, after| {
+                moves.push(action);
+                for n in 2..=longest_chain(after.balls, after.holes) as u8 {
+                    moves.push(action.with_announcement(n));
+                }
+            }),
+            _ => self.generate_moves_announcing_at_most(u8::MAX, moves),
+        }
     }
 
-    /// Appends every legal move.
-    pub fn generate_moves(&self, moves: &mut Vec<Move>) {
+    /// The legal moves without slider moves announcing more than `max_announcement` jumps,
+    /// cheaper because chains are searched only as far as that length. Slider moves come as
+    /// every action without an announcement, then the announcements of 2, 3, … jumps (each over
+    /// the actions allowing it), so that the list for any limit is a prefix of the full one.
+    pub fn generate_moves_announcing_at_most(&self, max_announcement: u8, moves: &mut Vec<Move>) {
         match self.side {
             Side::OpeningRemoval => moves.extend(Square::iter(self.balls).map(Move::RemoveBall)),
             Side::Ball(n) => {
@@ -418,12 +571,27 @@ impl Position {
                     moves.push(Move::Jump(chain))
                 });
             }
-            Side::Slider => for_each_slider_action(self, |action, after| {
-                moves.push(action);
-                for n in Position::announcements(&after) {
-                    moves.push(action.with_announcement(n));
+            Side::Slider => {
+                let first = moves.len();
+                // At most 12 tile removals and 8 slides in each of the 8 lines.
+                let mut longest = [0u8; 12 + 64];
+                let mut most = 0;
+                for_each_slider_action(self, |action, after| {
+                    let n = longest_chain_up_to(after.balls, after.holes, max_announcement.into())
+                        as u8;
+                    longest[moves.len() - first] = n;
+                    most = most.max(n);
+                    moves.push(action);
+                });
+                let actions = moves.len() - first;
+                for n in 2..=most {
+                    for i in 0..actions {
+                        if longest[i] >= n {
+                            moves.push(moves[first + i].with_announcement(n));
+                        }
+                    }
                 }
-            }),
+            }
         }
     }
 
