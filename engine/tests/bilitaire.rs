@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use tabula_engine::bilitaire::geometry::{slots_touching, Slot, Square};
 use tabula_engine::bilitaire::movegen::{
-    count_chains, every_ball_move_lets_slider_end, for_each_chain, longest_chain,
-    slider_can_end_round,
+    count_chains, every_ball_move_lets_slider_end, every_ball_move_lets_slider_end_after_one_jump,
+    for_each_chain, longest_chain, slider_can_end_round, slider_can_end_round_after_one_jump,
 };
 use tabula_engine::bilitaire::{Move, Position, Rules, Side};
 use tabula_engine::perft::perft;
@@ -139,15 +139,50 @@ fn check_position(pos: &Position) {
             .iter()
             .any(|&a| a.announcement() == 0 && p.play(a).is_terminal())
     };
+    // Every move of the ball player (to move) removes just what he must and leaves a slider
+    // position where `then` holds.
+    let every_ball_move = |p: &Position, then: &dyn Fn(&Position) -> bool| {
+        let Side::Ball(n) = p.side() else {
+            return false;
+        };
+        let mut replies = Vec::new();
+        p.legal_moves(&mut replies);
+        replies.iter().all(|&mv| {
+            let after = p.play(mv);
+            after.ball_count() + u32::from(n.max(1)) == p.ball_count() && then(&after)
+        })
+    };
+    let slider_ends_within_one_jump = |p: &Position| {
+        let mut actions = Vec::new();
+        p.legal_moves(&mut actions);
+        actions.iter().any(|&a| {
+            let after = p.play(a);
+            a.announcement() == 0
+                && (after.is_terminal() || every_ball_move(&after, &slider_ends_now))
+        })
+    };
     match pos.side() {
-        Side::Slider => assert_eq!(slider_can_end_round(pos), slider_ends_now(pos), "{pos}"),
-        Side::Ball(n) => {
-            let required = u32::from(n.max(1));
-            let expected = moves.iter().all(|&mv| {
-                let after = pos.play(mv);
-                after.ball_count() + required == pos.ball_count() && slider_ends_now(&after)
-            });
-            assert_eq!(every_ball_move_lets_slider_end(pos), expected, "{pos}");
+        Side::Slider => {
+            assert_eq!(slider_can_end_round(pos), slider_ends_now(pos), "{pos}");
+            assert_eq!(
+                slider_can_end_round_after_one_jump(pos),
+                slider_ends_within_one_jump(pos),
+                "{pos}"
+            );
+        }
+        Side::Ball(_) => {
+            assert_eq!(
+                every_ball_move_lets_slider_end(pos),
+                every_ball_move(pos, &slider_ends_now),
+                "{pos}"
+            );
+            if !(pos.rules().free_chains && pos.side() == Side::Ball(0)) {
+                assert_eq!(
+                    every_ball_move_lets_slider_end_after_one_jump(pos),
+                    every_ball_move(pos, &slider_ends_within_one_jump),
+                    "{pos}"
+                );
+            }
         }
         Side::OpeningRemoval => {}
     }

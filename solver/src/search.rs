@@ -365,7 +365,8 @@ impl<'t, T: Table> Searcher<'t, T> {
                 },
             ));
         }
-        let mut scored: Vec<((i32, u32), Child<G>)> = Vec::with_capacity(open.len());
+        let mut scored: Vec<(i32, u32, u16)> = Vec::with_capacity(open.len());
+        let mut children: Vec<Option<Child<G>>> = Vec::with_capacity(open.len());
         for (mv, child) in open {
             // Enhanced transposition cutoff: a child the table already settles is not searched.
             if let Some(e) = child
@@ -392,11 +393,16 @@ impl<'t, T: Table> Searcher<'t, T> {
                 child.pos.evaluate()
             };
             let history = self.history[self.history_slot(&mv)].load(Ordering::Relaxed);
-            scored.push(((eval, u32::MAX - history), child));
+            // Sort small keys, not the children: ties go to the earlier move.
+            scored.push((eval, u32::MAX - history, children.len() as u16));
+            children.push(Some(child));
         }
-        scored.sort_by_key(|(score, c)| (*score, c.index));
+        scored.sort_unstable();
         Expansion::Children {
-            children: scored.into_iter().map(|(_, c)| c).collect(),
+            children: scored
+                .into_iter()
+                .filter_map(|(_, _, i)| children[usize::from(i)].take())
+                .collect(),
             settled_proven,
         }
     }

@@ -85,8 +85,17 @@ impl Scored for Position {
     /// One step further from the top of the bounds: can the slider, to move, end the round
     /// after at most one more jump? Three plies by masks.
     fn decide_test_deeper(&self, x: i32) -> Option<bool> {
-        (self.side() == Side::Slider && x == self.value_bounds().1 - 1)
-            .then(|| movegen::slider_can_end_round_after_one_jump(self))
+        if x != self.value_bounds().1 - 1 {
+            return None;
+        }
+        match self.side() {
+            Side::Slider => Some(movegen::slider_can_end_round_after_one_jump(self)),
+            Side::Ball(0) if self.rules().free_chains => None,
+            Side::Ball(_) => Some(movegen::every_ball_move_lets_slider_end_after_one_jump(
+                self,
+            )),
+            Side::OpeningRemoval => None,
+        }
     }
 
     fn terminal_value(&self) -> Option<i32> {

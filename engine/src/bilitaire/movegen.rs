@@ -244,6 +244,14 @@ fn line_pattern(tiles: u16, line: usize) -> usize {
     }
 }
 
+/// The lines (bits 0–3 rows by rank, 4–7 columns by file) holding any of `slots`.
+const fn lines_touching(slots: u16) -> u8 {
+    let files = slots | slots >> 4 | slots >> 8 | slots >> 12;
+    let in_rank = slots | slots >> 1 | slots >> 2 | slots >> 3;
+    let ranks = (in_rank & 1) | (in_rank >> 3 & 2) | (in_rank >> 6 & 4) | (in_rank >> 9 & 8);
+    (ranks | (files & 0xf) << 4) as u8
+}
+
 /// One slide within a line: the rearmost tile's position, the group (as a pattern), the
 /// direction (towards higher positions or not) and the distance in slots.
 #[derive(Clone, Copy, Debug)]
@@ -400,23 +408,22 @@ pub fn try_for_each_slider_action(
 /// (the first and the last found) are tried.
 pub fn slider_can_end_round(pos: &Position) -> bool {
     let empty = pos.holes & !pos.balls;
-    let mut first = 0;
-    let mut last = 0;
+    // The tiles under the first and the last jump in each direction: an ending action must
+    // slide or remove one tile of each set.
+    let mut needs = [0u16; 8];
+    let mut count = 0;
     for (d, &dir) in Direction::ALL.iter().enumerate() {
         let sources = jump_sources(pos.balls, empty, dir);
         if sources == 0 {
             continue;
         }
-        let jump_holes = |from: u32| {
+        for from in [sources.trailing_zeros(), 63 - sources.leading_zeros()] {
             let (over, land) = JUMP_STEPS[from as usize][d];
-            1 << from | over | land
-        };
-        if first == 0 {
-            first = jump_holes(sources.trailing_zeros());
+            needs[count] = slots_touching(1 << from | over | land);
+            count += 1;
         }
-        last = jump_holes(63 - sources.leading_zeros());
     }
-    if first == 0 {
+    if count == 0 {
         // No jump now: any action that makes none ends the round.
         return try_for_each_slider_action(pos, |_, after| {
             if has_jump(after.balls, after.holes) {
@@ -427,20 +434,23 @@ pub fn slider_can_end_round(pos: &Position) -> bool {
         })
         .is_break();
     }
-    let need = (slots_touching(first), slots_touching(last));
-    let hits_both = |slots: u16| slots & need.0 != 0 && slots & need.1 != 0;
-    for slot in Slot::iter(pos.tiles & need.0 & need.1) {
+    let needs = &needs[..count];
+    let hits_all = |slots: u16| needs.iter().all(|&need| slots & need != 0);
+    // A removal takes one tile, in all the sets.
+    let common = needs.iter().fold(pos.tiles, |acc, &need| acc & need);
+    for slot in Slot::iter(common) {
         if pos.balls & slot.holes() == 0 && !has_jump(pos.balls, pos.holes & !slot.holes()) {
             return true;
         }
     }
-    for line in 0..8 {
-        if !hits_both(LINE_MASKS[line][15].0) {
-            continue;
-        }
+    // A slide moves tiles of one row or column: one crossing every set.
+    let lines = needs
+        .iter()
+        .fold(0xff, |acc, &need| acc & lines_touching(need));
+    for line in (0..8).filter(|l| lines & 1 << l != 0) {
         let (slides, n) = &LINE_SLIDES[line_pattern(pos.tiles, line)];
         for &slide in &slides[..*n] {
-            if !hits_both(LINE_MASKS[line][slide.group as usize].0) {
+            if !hits_all(LINE_MASKS[line][slide.group as usize].0) {
                 continue;
             }
             let after = apply_slide(pos, line, slide.group, slide.forward, slide.distance.into());
@@ -457,28 +467,47 @@ pub fn slider_can_end_round(pos: &Position) -> bool {
 /// jumps are tried first.
 pub fn slider_can_end_round_after_one_jump(pos: &Position) -> bool {
     // At most 12 tile removals and 8 slides in each of the 8 lines.
-    let mut candidates = [(0u32, 0u64, 0u64, 0u16); 12 + 64];
+    let mut after_actions = [(0u64, 0u64, 0u16); 12 + 64];
+    // Jumps left (high bits) and index: sorting these small keys orders the actions.
+    let mut order = [0u16; 12 + 64];
     let mut n = 0;
     let ended = try_for_each_slider_action(pos, |_, after| {
-        let jumps = simple_jump_count(after.balls, after.holes) as u32;
+        let jumps = simple_jump_count(after.balls, after.holes) as u16;
         if jumps == 0 {
             return ControlFlow::Break(());
         }
-        candidates[n] = (jumps, after.balls, after.holes, after.tiles);
+        after_actions[n] = (after.balls, after.holes, after.tiles);
+        order[n] = jumps.min(255) << 8 | n as u16;
         n += 1;
         ControlFlow::Continue(())
     });
     if ended.is_break() {
         return true;
     }
-    let candidates = &mut candidates[..n];
-    candidates.sort_unstable_by_key(|c| c.0);
-    candidates.iter().any(|&(_, balls, holes, tiles)| {
+    let order = &mut order[..n];
+    order.sort_unstable();
+    order.iter().any(|&key| {
+        let (balls, holes, tiles) = after_actions[usize::from(key & 0xff)];
         every_ball_move_lets_slider_end(&Position {
             balls,
             holes,
             tiles,
             side: Side::Ball(0),
+            ..*pos
+        })
+    })
+}
+
+/// True if after every move of the ball player to move (`Side::Ball`, one simple jump or the
+/// announced chain) the slider can end the round within one more jump.
+pub fn every_ball_move_lets_slider_end_after_one_jump(pos: &Position) -> bool {
+    let Side::Ball(n) = pos.side else {
+        return false;
+    };
+    every_chain(pos.balls, pos.holes, usize::from(n.max(1)), |balls| {
+        slider_can_end_round_after_one_jump(&Position {
+            balls,
+            side: Side::Slider,
             ..*pos
         })
     })
@@ -499,15 +528,32 @@ pub fn every_ball_move_lets_slider_end(pos: &Position) -> bool {
         Side::Ball(n) => usize::from(n.max(1)),
         _ => return false,
     };
+    every_chain(pos.balls, pos.holes, len, |balls| {
+        slider_can_end_round(&Position {
+            balls,
+            side: Side::Slider,
+            ..*pos
+        })
+    })
+}
+
+/// True if `holds(balls after it)` for every chain of exactly `len` ≥ 1 jumps; stops at the
+/// first that fails.
+fn every_chain(balls: u64, holes: u64, len: usize, mut holds: impl FnMut(u64) -> bool) -> bool {
+    if len == 1 {
+        let empty = holes & !balls;
+        for (d, &dir) in Direction::ALL.iter().enumerate() {
+            for from in Square::iter(jump_sources(balls, empty, dir)) {
+                let (over, land) = JUMP_STEPS[from.index() as usize][d];
+                if !holds(balls ^ from.bit() ^ over ^ land) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
     let mut all = true;
-    for_each_chain(pos.balls, pos.holes, len, &mut |_, balls| {
-        all = all
-            && slider_can_end_round(&Position {
-                balls,
-                side: Side::Slider,
-                ..*pos
-            });
-    });
+    for_each_chain(balls, holes, len, &mut |_, after| all = all && holds(after));
     all
 }
 
@@ -665,5 +711,20 @@ impl Position {
     /// The longest chain available to the ball player on this board.
     pub fn longest_chain(&self) -> u32 {
         longest_chain(self.balls, self.holes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_touching_matches_the_line_masks() {
+        for slots in 0..=u16::MAX {
+            let expected = (0..8).fold(0u8, |acc, line| {
+                acc | u8::from(LINE_MASKS[line][15].0 & slots != 0) << line
+            });
+            assert_eq!(lines_touching(slots), expected, "{slots:#06x}");
+        }
     }
 }
