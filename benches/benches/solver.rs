@@ -1,5 +1,5 @@
 //! Exact Bi-litaire solves: the lock-free table against the dashmap table (17 balls), and one
-//! thread against two (17 and 21 balls). Every configuration must find the same values,
+//! thread against two (17 and 23 balls). Every configuration must find the same values,
 //! asserted before timing. Tables are made once and cleared between positions, so the figures
 //! compare searching, not allocating.
 
@@ -46,12 +46,12 @@ fn bench_solver(c: &mut Criterion) {
     });
     group.finish();
 
-    // Larger solves for the parallel speed-up (21 balls, about 0.1 s each on one thread).
-    let positions = bilitaire_suite(21, 7);
+    // Larger solves for the parallel speed-up: the 23-ball suite (0.2 s median on one thread).
+    let positions = bilitaire_suite(23, 9);
     let mut atomic = AtomicTable::with_megabytes(64);
     let expected = solve_all(&mut atomic, &positions, 1);
     assert_eq!(solve_all(&mut atomic, &positions, 2), expected);
-    let mut group = c.benchmark_group("bilitaire-solve-21-balls");
+    let mut group = c.benchmark_group("bilitaire-solve-23-balls");
     group.sample_size(10);
     for threads in [1, 2] {
         group.bench_function(format!("atomic-table-{threads}-threads"), |b| {

@@ -1,6 +1,8 @@
 //! Exact solves of the fixed Bi-litaire suite, one line per position:
 //! `solve_suite BALLS COUNT [THREADS]`; environment: `HASH` (MiB, default 64), `NOSYM` (no
-//! symmetry reduction), `TABLE=dash` (the dashmap table instead of the fixed lock-free one).
+//! symmetry reduction), `TABLE=dash` (the dashmap table instead of the fixed lock-free one),
+//! `LIMIT` (seconds per position; an unsolved one counts as slowest in the median), `SPLIT`
+//! (plies from the root where threads split the work).
 use tabula_solver::{AtomicTable, DashTable, SearchOptions, Searcher, Table};
 
 fn solve_all<T: Table>(balls: u32, count: usize, threads: usize, make: impl Fn() -> T) {
@@ -12,17 +14,36 @@ fn solve_all<T: Table>(balls: u32, count: usize, threads: usize, make: impl Fn()
             SearchOptions {
                 threads,
                 symmetry: std::env::var("NOSYM").is_err(),
+                split_plies: std::env::var("SPLIT")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(SearchOptions::default().split_plies),
+                time: limit_s()
+                    .is_finite()
+                    .then(|| std::time::Duration::from_secs_f64(limit_s())),
                 ..Default::default()
             },
         );
-        let r = s.solve(&pos).unwrap();
-        println!(
-            "{pos} value {} nodes {} time {:.3}s",
-            r.value,
-            r.nodes,
-            r.time.as_secs_f64()
-        );
-        times.push(r.time.as_secs_f64());
+        match s.solve(&pos) {
+            Ok(r) => {
+                println!(
+                    "{pos} value {} nodes {} time {:.3}s",
+                    r.value,
+                    r.nodes,
+                    r.time.as_secs_f64()
+                );
+                times.push(r.time.as_secs_f64());
+            }
+            Err(_) => {
+                // Past the limit: counts as slower than every solved position.
+                println!(
+                    "{pos} unsolved after {:.0}s, nodes {}",
+                    limit_s(),
+                    s.nodes()
+                );
+                times.push(f64::INFINITY);
+            }
+        }
     }
     times.sort_by(f64::total_cmp);
     if let Some(&median) = times.get(times.len() / 2) {
@@ -31,6 +52,14 @@ fn solve_all<T: Table>(balls: u32, count: usize, threads: usize, make: impl Fn()
             times.len()
         );
     }
+}
+
+/// `LIMIT`: seconds allowed per position (default: none).
+fn limit_s() -> f64 {
+    std::env::var("LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::INFINITY)
 }
 
 fn main() {

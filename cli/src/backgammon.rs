@@ -234,7 +234,7 @@ pub fn run(args: Args) -> CliResult {
             plies,
             threads,
             evaluator,
-        } => hint(&common, &dice, plies, threads, evaluator.load()?),
+        } => hint(&common, &dice, plies, threads, &evaluator),
         Command::Train(args) => train(&args),
         Command::External(args) => crate::backgammon_external::run(args),
         Command::Baseline {
@@ -449,46 +449,51 @@ fn play_cmd(common: &Common, dice: &Option<String>, text: &str) -> CliResult {
     Ok(())
 }
 
-/// The evaluator options of `hint` and `external`.
+/// The evaluator options of `hint`, `external` and `play`.
 #[derive(ClapArgs, Debug)]
 pub(crate) struct EvaluatorArgs {
     /// Weights file (default: the shipped weights).
     #[arg(long)]
     weights: Option<PathBuf>,
-    /// A one-sided bearoff database (`tabula tablebase build bearoff-os`): exact bear-off
-    /// probabilities instead of the race net.
+    /// The one-sided bearoff database for exact bear-off probabilities instead of the race net
+    /// (`tabula tablebase build bearoff-os`; default: bearoff-os.tdb in $TABULA_CACHE_DIR,
+    /// $XDG_CACHE_HOME/tabula or ~/.cache/tabula, built there on first use).
     #[arg(long)]
     bearoff: Option<PathBuf>,
+    /// The net alone, also where both sides bear off (no bearoff database).
+    #[arg(long = "no-bearoff", conflicts_with = "bearoff")]
+    no_bearoff: bool,
 }
 
 impl EvaluatorArgs {
+    /// The net, with exact bear-offs from `--bearoff FILE` (a bad file is an error), else from
+    /// the cached database, unless `--no-bearoff`.
     pub(crate) fn load(&self) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {
-        load_evaluator(self.weights.as_deref(), self.bearoff.as_deref())
+        let eval = load_net(self.weights.as_deref())?;
+        if self.no_bearoff {
+            return Ok(eval);
+        }
+        let table = match &self.bearoff {
+            Some(p) => tabula_tablebase::bearoff::OneSided::load(p)
+                .map_err(|e| CliError::new(format!("bearoff database {}: {e}", p.display())))?,
+            None => crate::backgammon_bearoff::cached(),
+        };
+        Ok(std::borrow::Cow::Owned(
+            eval.into_owned().with_bearoff(std::sync::Arc::new(table)),
+        ))
     }
 }
 
-/// The evaluator from `--weights FILE`, or the shipped one, with exact bear-offs from the
-/// `--bearoff FILE` database if given.
-fn load_evaluator(
-    path: Option<&Path>,
-    bearoff: Option<&Path>,
-) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {
-    let eval = match path {
+/// The net alone: from `--weights FILE`, or the shipped one.
+fn load_net(path: Option<&Path>) -> Result<std::borrow::Cow<'static, Evaluator>, CliError> {
+    match path {
         Some(p) => NetFile::load(p)
             .map(|f| std::borrow::Cow::Owned(f.evaluator))
-            .map_err(|e| CliError::new(format!("weights {}: {e}", p.display())))?,
+            .map_err(|e| CliError::new(format!("weights {}: {e}", p.display()))),
         None => weights::builtin()
             .map(std::borrow::Cow::Borrowed)
-            .map_err(|e| CliError::new(format!("built-in weights: {e}")))?,
-    };
-    Ok(match bearoff {
-        None => eval,
-        Some(p) => {
-            let table = tabula_tablebase::bearoff::OneSided::load(p)
-                .map_err(|e| CliError::new(format!("bearoff database {}: {e}", p.display())))?;
-            std::borrow::Cow::Owned(eval.into_owned().with_bearoff(std::sync::Arc::new(table)))
-        }
-    })
+            .map_err(|e| CliError::new(format!("built-in weights: {e}"))),
+    }
 }
 
 fn train(args: &TrainArgs) -> CliResult {
@@ -597,7 +602,7 @@ fn baseline(
         "pip" | "pips" | "pip-count" => (Player::PipCount, "pip-count racer".to_string()),
         "random" => (Player::Random, "random player".to_string()),
         file if file.ends_with(".tnet") => {
-            other = load_evaluator(Some(Path::new(file)), None)?;
+            other = load_net(Some(Path::new(file)))?;
             (Player::Net(&other), format!("net {file} (0-ply)"))
         }
         other => {
@@ -609,7 +614,7 @@ fn baseline(
     if games == 0 {
         return Err(CliError::new("--games must be at least 1"));
     }
-    let eval = load_evaluator(weights, None)?;
+    let eval = load_net(weights)?;
     let started = Instant::now();
     let r = versus(Player::Net(&eval), opp, games, seed);
     if json {
@@ -749,11 +754,13 @@ fn hint(
     dice: &Option<String>,
     plies: u8,
     threads: usize,
-    eval: std::borrow::Cow<'static, Evaluator>,
+    evaluator: &EvaluatorArgs,
 ) -> CliResult {
     check_plies(plies)?;
     let input = common.input()?;
     let dice = rolled_dice(dice, &input)?;
+    // After the checks: a typo should not wait for a bearoff database to be built.
+    let eval = evaluator.load()?;
     let pos = input.position;
     let options = SearchOptions {
         plies,

@@ -2,6 +2,7 @@
 //! the error convention of [`error`]: one line on stderr, exit code 2.
 
 mod backgammon;
+mod backgammon_bearoff;
 mod backgammon_external;
 mod backgammon_game;
 mod bilitaire;

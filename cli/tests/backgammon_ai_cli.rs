@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::{assert_bad_input, json_output as json_of, stdout, tabula};
-use std::path::PathBuf;
+use common::{assert_bad_input, json_output as json_of, stdout, tabula, BEAR_OFF};
+use std::path::{Path, PathBuf};
 
 /// A scratch directory for this test binary.
 fn scratch(name: &str) -> PathBuf {
@@ -311,28 +311,135 @@ fn bearoff_database_gives_exact_bear_off_chances() {
     let db = dir.join("bearoff-os.tdb").display().to_string();
     let out = tabula(&["tablebase", "build", "bearoff-os", "--out", &db]);
     assert!(out.status.success());
-    // Two checkers on the 6-point each, player on roll: gnubg's P(win) 0.75449, no gammons.
-    let v = json_of(&[
-        "backgammon",
-        "hint",
-        "--position",
-        "YAAAAAMAAAAAAA",
-        "--bearoff",
-        &db,
-        "--json",
-    ]);
-    let p = check_probabilities(&v["probabilities"]);
-    assert!((p[0] - 0.75449).abs() < 5e-5, "{v}");
-    assert_eq!(&p[1..], &[0.0; 4], "{v}");
+    let hint = |extra: &[&str]| {
+        let base = ["backgammon", "hint", "--position", BEAR_OFF, "--json"];
+        json_of(&[&base[..], extra].concat())
+    };
+    // Player on roll: gnubg's P(win) 0.75449, no gammons.
+    let given = hint(&["--bearoff", &db]);
+    let p = check_probabilities(&given["probabilities"]);
+    assert!((p[0] - 0.75449).abs() < 5e-5, "{given}");
+    assert_eq!(&p[1..], &[0.0; 4], "{given}");
+    // By default the same database comes from the cache, for evaluations and plays alike.
+    assert_eq!(hint(&[]), given);
+    assert_eq!(
+        hint(&["--dice", "21"]),
+        hint(&["--dice", "21", "--bearoff", &db])
+    );
+    // The net alone is several points off.
+    let net = hint(&["--no-bearoff"]);
+    let q = check_probabilities(&net["probabilities"]);
+    assert!(q[0] - p[0] > 0.03, "net {net} vs exact {given}");
     assert_bad_input(
         &[
             "backgammon",
             "hint",
             "--position",
-            "YAAAAAMAAAAAAA",
+            BEAR_OFF,
             "--bearoff",
             &dir.join("missing.tdb").display().to_string(),
         ],
         "bearoff database",
     );
+    assert_bad_input(
+        &["backgammon", "hint", "--bearoff", &db, "--no-bearoff"],
+        "cannot be used with",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `hint --json` on the bear-off position with the bearoff cache in `cache` (plus `extra`
+/// options): standard output and standard error, after checking it succeeded.
+fn hint_cached(cache: &Path, extra: &[&str]) -> (String, String) {
+    let out = common::command()
+        .env("TABULA_CACHE_DIR", cache)
+        .args(["backgammon", "hint", "--position", BEAR_OFF, "--json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    (stdout(&out), err)
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_bearoff_cache_is_built_once_reused_and_repaired() {
+    let dir = scratch("cache");
+    let cache = dir.join("cache");
+    let file = cache.join("bearoff-os.tdb");
+    let (exact, _) = hint_cached(common::cache_dir(), &[]);
+    let building = format!(
+        "bearoff database: building it once, into {} (about 2 s in a release build)\n",
+        file.display()
+    );
+    // Two runs at once on an empty cache: both answer exactly and leave one complete file.
+    let racers: Vec<_> = (0..2)
+        .map(|_| {
+            let dir = cache.clone();
+            std::thread::spawn(move || hint_cached(&dir, &[]))
+        })
+        .collect();
+    let results: Vec<(String, String)> = racers.into_iter().map(|r| r.join().unwrap()).collect();
+    for (out, err) in &results {
+        assert_eq!(out, &exact);
+        assert!(err.is_empty() || err == &building, "{err}");
+    }
+    assert!(results.iter().any(|(_, err)| err == &building));
+    assert_eq!(files_in(&cache), ["bearoff-os.tdb"]);
+    let good = std::fs::read(&file).unwrap();
+    // Reused: nothing on stderr.
+    assert_eq!(hint_cached(&cache, &[]), (exact.clone(), String::new()));
+    // A flipped byte or a cut file is reported on one line, not trusted, and rebuilt.
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x10;
+    for (bad, why) in [
+        (&flipped[..], "checksum"),
+        (&good[..good.len() / 2], "truncated"),
+    ] {
+        std::fs::write(&file, bad).unwrap();
+        let (out, err) = hint_cached(&cache, &[]);
+        assert_eq!(out, exact);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(why) && err.ends_with("; rebuilding it\n"),
+            "{err}"
+        );
+        assert!(err.contains(&file.display().to_string()), "{err}");
+        assert!(
+            std::fs::read(&file).unwrap() == good,
+            "rebuilt file differs"
+        );
+        assert_eq!(hint_cached(&cache, &[]), (exact.clone(), String::new()));
+    }
+    // A cache that cannot be written: a warning, and the database from memory.
+    let blocked = dir.join("a-file");
+    std::fs::write(&blocked, b"").unwrap();
+    let (out, err) = hint_cached(&blocked.join("cache"), &[]);
+    assert_eq!(out, exact);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with("bearoff database: building it once"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("warning: bearoff database not cached"),
+        "{err}"
+    );
+    // --no-bearoff leaves the cache alone.
+    let unused = dir.join("unused");
+    let (out, err) = hint_cached(&unused, &["--no-bearoff"]);
+    assert_ne!(out, exact);
+    assert!(err.is_empty(), "{err}");
+    assert!(!unused.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

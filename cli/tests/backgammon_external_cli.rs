@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 use tabula_engine::backgammon::{Dice, FibsBoard, Position};
 
@@ -14,7 +14,7 @@ use common::tabula;
 
 /// Starts the server on a free port; returns the child and a connected client.
 fn start(extra: &[&str]) -> (Child, TcpStream) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+    let mut child = common::command()
         .args([
             "backgammon",
             "external",

@@ -150,9 +150,16 @@ pub trait Symmetric: Keyed + Sized {
 
     /// The smallest key over the 8 images: equal for positions that are symmetric to each other.
     fn canonical_key(&self) -> Self::Key {
+        self.canonical_key_and_symmetry().0
+    }
+
+    /// The canonical key with the index in [`crate::D4::ALL`] of a symmetry that gives it (the
+    /// first, where several do). Games may compute it without making all 8 images.
+    fn canonical_key_and_symmetry(&self) -> (Self::Key, usize) {
         crate::D4::ALL
             .iter()
-            .map(|&sym| self.transformed(sym).key())
+            .enumerate()
+            .map(|(i, &sym)| (self.transformed(sym).key(), i))
             .min()
             .expect("D4 has 8 elements")
     }

@@ -192,6 +192,15 @@ fn check_position(pos: &Position) {
         assert_eq!(pos.decide_test(x), None, "{pos} at {x}");
     }
 
+    // The fast canonical key is the smallest key over the 8 images, under the first symmetry
+    // that gives it.
+    let by_images = D4::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, &sym)| (pos.transformed(sym).key(), i))
+        .min();
+    assert_eq!(Some(pos.canonical_key_and_symmetry()), by_images, "{pos}");
+
     // Symmetric images have the same canonical key and the same perft.
     let depth = if pos.side() == Side::Slider { 1 } else { 2 };
     let expected = perft(pos, depth);

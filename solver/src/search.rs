@@ -12,7 +12,7 @@ use crate::eval::Evaluate;
 use crate::tt::{Entry, Table};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use tabula_engine::{Role, Symmetric, D4};
+use tabula_engine::{Role, Symmetric};
 
 /// What a caller may set.
 #[derive(Clone, Debug)]
@@ -304,12 +304,8 @@ impl<'t, T: Table> Searcher<'t, T> {
         if !self.options.symmetry {
             return (pos.key().into(), 0);
         }
-        D4::ALL
-            .iter()
-            .enumerate()
-            .map(|(i, &sym)| (pos.transformed(sym).key().into(), i as u8))
-            .min()
-            .expect("8 symmetries")
+        let (key, sym) = pos.canonical_key_and_symmetry();
+        (key.into(), sym as u8)
     }
 
     /// Expands a node for the test "value ≥ x": makes every child, settles those whose game

@@ -3,18 +3,49 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+/// Two checkers on the 6-point each: a bear-off position with gnubg's P(win) 0.75449.
+pub const BEAR_OFF: &str = "YAAAAAMAAAAAAA";
+
+/// The bearoff cache of every `tabula` the tests start (`TABULA_CACHE_DIR`), so that none
+/// writes into the home directory. It is under cargo's target directory and outlives the run:
+/// the database is built the first time only, and the CLI checks it on every load.
+pub fn cache_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bearoff-cache");
+        // Fill it before any test runs, so parallel tests do not each build the database.
+        let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+            .env("TABULA_CACHE_DIR", &dir)
+            .args(["backgammon", "hint", "--position", BEAR_OFF, "--plies", "0"])
+            .output()
+            .expect("run tabula");
+        assert!(
+            out.status.success(),
+            "filling the bearoff cache: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+}
+
+/// The binary, with the tests' bearoff cache.
+pub fn command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tabula"));
+    command.env("TABULA_CACHE_DIR", cache_dir());
+    command
+}
 
 pub fn tabula(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(args)
-        .output()
-        .expect("run tabula")
+    command().args(args).output().expect("run tabula")
 }
 
 /// Runs the binary with `input` on standard input.
 pub fn tabula_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+    let mut child = command()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -130,4 +130,21 @@ impl Symmetric for Position {
     fn transformed(&self, sym: D4) -> Position {
         Position::transformed(self, sym)
     }
+
+    /// Keys order by tiles before balls, so only the images with the smallest tiles (usually
+    /// one) need their balls moved.
+    fn canonical_key_and_symmetry(&self) -> (u128, usize) {
+        let tiles = D4::ALL.map(|sym| position::transform_tiles(self.tiles(), sym));
+        let smallest = *tiles.iter().min().expect("D4 has 8 elements");
+        D4::ALL
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| tiles[i] == smallest)
+            .map(|(i, &sym)| {
+                let balls = position::transform_bitboard(self.balls(), sym);
+                (self.key_with(balls, smallest), i)
+            })
+            .min()
+            .expect("some image has the smallest tiles")
+    }
 }

@@ -132,8 +132,13 @@ impl Position {
 
     /// An exact key: balls in bits 0–63, tiles in 64–79, side in 80–87, rules in 88.
     pub fn key(&self) -> u128 {
-        u128::from(self.balls)
-            | u128::from(self.tiles) << 64
+        self.key_with(self.balls, self.tiles)
+    }
+
+    /// The key this position would have with other balls and tiles (an image of it).
+    pub(super) fn key_with(&self, balls: u64, tiles: u16) -> u128 {
+        u128::from(balls)
+            | u128::from(tiles) << 64
             | u128::from(self.side.code()) << 80
             | u128::from(self.rules.free_chains) << 88
     }
@@ -187,6 +192,40 @@ pub const fn transform_bitboard(b: u64, sym: D4) -> u64 {
     }
 }
 
+/// Reflects a 4×4 tray of slots (bit `4·rank + file`) in its a1–d4 diagonal.
+const fn transpose_tiles(mut t: u16) -> u16 {
+    let mut x = (t ^ (t >> 3)) & 0x0a0a;
+    t ^= x ^ (x << 3);
+    x = (t ^ (t >> 6)) & 0x00cc;
+    t ^= x ^ (x << 6);
+    t
+}
+
+const fn mirror_tile_files(t: u16) -> u16 {
+    let t = ((t >> 1) & 0x5555) | ((t & 0x5555) << 1);
+    ((t >> 2) & 0x3333) | ((t & 0x3333) << 2)
+}
+
+const fn mirror_tile_ranks(t: u16) -> u16 {
+    // Ranks are nibbles: swap the bytes, then the nibbles within each byte.
+    let x = t.swap_bytes();
+    ((x >> 4) & 0x0f0f) | ((x << 4) & 0xf0f0)
+}
+
+/// Applies a symmetry to the occupied slots, as [`transform_bitboard`] does to their holes.
+pub const fn transform_tiles(t: u16, sym: D4) -> u16 {
+    match sym {
+        D4::Identity => t,
+        D4::Rotate90 => mirror_tile_files(transpose_tiles(t)),
+        D4::Rotate180 => t.reverse_bits(),
+        D4::Rotate270 => mirror_tile_ranks(transpose_tiles(t)),
+        D4::MirrorFiles => mirror_tile_files(t),
+        D4::MirrorRanks => mirror_tile_ranks(t),
+        D4::Transpose => transpose_tiles(t),
+        D4::AntiTranspose => transpose_tiles(t).reverse_bits(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +240,19 @@ mod tests {
                     transform_bitboard(sq.bit(), sym),
                     Square::new(f, r).bit(),
                     "{sym:?} {sq}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tile_symmetries_match_hole_symmetries() {
+        for sym in D4::ALL {
+            for tiles in 0..=u16::MAX {
+                assert_eq!(
+                    transform_tiles(tiles, sym),
+                    tiles_of(transform_bitboard(holes_of(tiles), sym)),
+                    "{sym:?} {tiles:#06x}"
                 );
             }
         }
