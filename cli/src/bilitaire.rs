@@ -5,7 +5,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
 use std::time::Duration;
 use tabula_engine::bilitaire::{Position, Rules, Side, Square, START};
-use tabula_solver::{AtomicTable, SearchOptions, SearchReport, Searcher};
+use tabula_solver::{AtomicTable, MoveValue, SearchOptions, SearchReport, Searcher};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -297,7 +297,7 @@ fn solve(
         )));
     }
     let table = AtomicTable::with_megabytes(search.hash as usize);
-    let options = SearchOptions {
+    let search_options = SearchOptions {
         threads: search.threads as usize,
         symmetry: !search.no_symmetry,
         time: limits.flatten(),
@@ -305,10 +305,14 @@ fn solve(
         interrupt: Some(crate::common::interrupt_flag()),
         ..SearchOptions::default()
     };
-    let searcher = Searcher::new(&table, options);
+    let searcher = Searcher::new(&table, search_options.clone());
     let json = common.json;
     let report: SearchReport<_> = match limits {
-        None => match searcher.solve(&pos) {
+        None => match crate::common::with_progress(
+            &searcher,
+            |lo, hi| format!("balls left {lo}..={hi}"),
+            || searcher.solve(&pos),
+        ) {
             Ok(report) => report,
             Err(_) => {
                 report_stopped_solve(&searcher, json);
@@ -336,12 +340,32 @@ fn solve(
             })
             .ok_or_else(|| CliError::new("the limits stopped the analysis before depth 1"))?,
     };
-    // The "both roles" view: what every slider option (action x announcement) is worth.
-    let options: Vec<(String, Option<i32>)> = if pos.side() == Side::Slider && report.exact {
-        searcher
-            .move_values(&pos)
+    // The "both roles" view: what every slider option (action x announcement) is worth,
+    // searched for about as long again as the solve (at least 2 s), or in what is left of
+    // `--time`.
+    let options: Vec<MoveValue<String>> = if pos.side() == Side::Slider && report.exact {
+        let budget = match limits {
+            Some(Some(time)) => time
+                .saturating_sub(searcher.elapsed())
+                .max(Duration::from_millis(200)),
+            _ => searcher.elapsed().max(Duration::from_secs(2)),
+        };
+        let options_searcher = Searcher::new(
+            &table,
+            SearchOptions {
+                time: Some(budget),
+                nodes: None,
+                ..search_options
+            },
+        );
+        options_searcher
+            .move_values(&pos, report.value)
             .into_iter()
-            .map(|(mv, v)| (mv.to_string(), v))
+            .map(|v| MoveValue {
+                mv: v.mv.to_string(),
+                value: v.value,
+                bound: v.bound,
+            })
             .collect()
     } else {
         Vec::new()
@@ -363,7 +387,10 @@ fn solve(
         if !options.is_empty() {
             out["options"] = options
                 .iter()
-                .map(|(mv, v)| json!({"move": mv, "value": v}))
+                .map(|o| match o.value {
+                    Some(v) => json!({"move": o.mv, "value": v}),
+                    None => json!({"move": o.mv, "value": null, "at_most": o.bound}),
+                })
                 .collect();
         }
         println!("{out}");
@@ -382,10 +409,13 @@ fn solve(
         println!("pv {}", pv.join(" "));
         if !options.is_empty() {
             println!("slider options (move: balls left):");
-            for (mv, v) in &options {
-                match v {
-                    Some(v) => println!("  {mv}: {v}"),
-                    None => println!("  {mv}: not proven within the limits"),
+            for o in &options {
+                match o.value {
+                    Some(v) => println!("  {}: {v}", o.mv),
+                    None => println!(
+                        "  {}: at most {} (not proven exactly within the limits)",
+                        o.mv, o.bound
+                    ),
                 }
             }
         }

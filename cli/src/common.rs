@@ -88,3 +88,45 @@ pub fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
 pub fn was_interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
 }
+
+/// How often a long exact solve reports on stderr: 10 s, or `TABULA_PROGRESS_EVERY` seconds.
+fn progress_every() -> std::time::Duration {
+    std::env::var("TABULA_PROGRESS_EVERY")
+        .ok()
+        .and_then(|v| parse_seconds(&v).ok())
+        .unwrap_or(std::time::Duration::from_secs(10))
+}
+
+/// Runs `job`, an exact solve with `searcher`, printing a progress line to stderr every
+/// [`progress_every`] until it returns: nodes, speed, and the bounds proven so far (as
+/// `bounds` words them). Solves that finish sooner print nothing.
+pub fn with_progress<T: tabula_solver::Table, R>(
+    searcher: &tabula_solver::Searcher<T>,
+    bounds: impl Fn(i32, i32) -> String + Sync,
+    job: impl FnOnce() -> R,
+) -> R {
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let bounds = &bounds;
+    let every = progress_every();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(every)
+            {
+                let nodes = searcher.nodes();
+                let seconds = searcher.elapsed().as_secs_f64();
+                let proven = searcher
+                    .proven_bounds()
+                    .map(|(lo, hi)| format!(", {}", bounds(lo, hi)))
+                    .unwrap_or_default();
+                eprintln!(
+                    "solving: {nodes} nodes, {:.0} s, {:.0} nodes/s{proven}",
+                    seconds,
+                    nodes as f64 / seconds.max(1e-9)
+                );
+            }
+        });
+        let result = job();
+        drop(done);
+        result
+    })
+}

@@ -334,6 +334,21 @@ fn exact_solve(
     })
 }
 
+/// Proven bounds on black's payoff, in words for the side to move (progress lines).
+fn proven_so_far(pos: &Position, lo: i32, hi: i32) -> String {
+    let (lo, hi) = match pos.turn() {
+        Color::Black => (lo, hi),
+        Color::White => (-hi, -lo),
+    };
+    if lo > 0 {
+        format!("proven: a win within {}", plies((WIN - lo).unsigned_abs()))
+    } else if hi < 0 {
+        format!("proven: a loss within {}", plies((WIN + hi).unsigned_abs()))
+    } else {
+        "not decided yet".to_string()
+    }
+}
+
 /// The proven bounds of a stopped exact solve, as payoffs for the side to move.
 fn stopped_bounds(searcher: &Searcher<AtomicTable>, pos: &Position) -> Option<(i32, i32)> {
     let (lo, hi) = searcher.proven_bounds()?;
@@ -446,10 +461,18 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
                 "--win-loss needs `solve` under children rules (the only acyclic rule set)",
             ));
         }
-        return win_loss_solve(&searcher, &pos, json);
+        return crate::common::with_progress(
+            &searcher,
+            |_, _| String::new(),
+            || win_loss_solve(&searcher, &pos, json),
+        );
     }
     let report: Option<SearchReport<pylos::Move>> = if mode == Mode::Solve && acyclic {
-        exact_solve(&searcher, &table, &pos)
+        crate::common::with_progress(
+            &searcher,
+            |lo, hi| proven_so_far(&pos, lo, hi),
+            || exact_solve(&searcher, &table, &pos),
+        )
     } else {
         searcher.analyze(&pos, search.max_depth, |p| {
             let v = verdict(&pos, p.value, p.exact);

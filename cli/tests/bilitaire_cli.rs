@@ -120,8 +120,8 @@ fn interactive_match_plays_two_rounds_and_scores_them() {
 #[test]
 fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
     use std::process::{Command, Stdio};
-    // A 23-ball position that takes far longer than the test waits.
-    let position = "--oooo--/--..oo--/..oo.o--/o.....--/o..oo.../o...o.oo/--o..o../--oo..oo s";
+    // A 27-ball position that takes minutes, far longer than the test waits.
+    let position = "..oo..--/.ooo.o--/o.oo--../o...--../----.ooo/----..oo/ooooo.../ooooo.oo s";
     let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
         .args(["bilitaire", "solve", "--position", position, "--json"])
         .stdout(Stdio::piped())
@@ -140,5 +140,53 @@ fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
     assert_eq!(v["stopped"], true, "{v}");
     assert_eq!(v["exact"], false, "{v}");
     let (lower, upper) = (v["lower"].as_i64().unwrap(), v["upper"].as_i64().unwrap());
-    assert!(1 <= lower && lower <= upper && upper <= 23, "{v}");
+    assert!(1 <= lower && lower <= upper && upper <= 27, "{v}");
+}
+
+#[test]
+fn a_long_solve_reports_progress_on_stderr() {
+    // A 23-ball position of the benchmark suite (value 18, a few tenths of a second), with
+    // progress lines every 20 ms instead of every 10 s.
+    let position = "--..o.--/--....--/......../..oo..../--..o.oo/--ooo.oo/oooooo--/oooooo-- s";
+    let out = common::command()
+        .args(["bilitaire", "solve", "--position", position, "--json"])
+        .env("TABULA_PROGRESS_EVERY", "0.02")
+        .output()
+        .expect("run tabula");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    assert_eq!(v["value"], 18, "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(!lines.is_empty(), "no progress line");
+    for line in lines {
+        assert!(
+            line.starts_with("solving: ") && line.contains(" nodes, ") && line.contains("nodes/s"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn solve_lists_what_every_slider_option_is_worth() {
+    use tabula_engine::bilitaire::Position;
+    use tabula_engine::Game;
+    // Small enough for plain minimax on every option.
+    let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
+    let v = common::json_output(&["bilitaire", "solve", "--position", text, "--json"]);
+    let pos = Position::parse(text).expect("valid position");
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let options = v["options"].as_array().expect("options listed");
+    assert_eq!(options.len(), moves.len(), "{v}");
+    let mut best = i64::MIN;
+    for (option, &mv) in options.iter().zip(&moves) {
+        assert_eq!(option["move"], mv.to_string());
+        let mut budget = 10_000_000;
+        let expected = tabula_solver::minimax::minimax(&pos.play(mv), &mut budget)
+            .expect("small enough for minimax");
+        assert_eq!(option["value"], i64::from(expected), "{option}");
+        best = best.max(i64::from(expected));
+    }
+    assert_eq!(v["value"], best, "{v}");
 }

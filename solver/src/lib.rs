@@ -16,5 +16,5 @@ pub mod search;
 pub mod tt;
 
 pub use eval::Evaluate;
-pub use search::{Aborted, Bounds, Progress, SearchOptions, SearchReport, Searcher};
+pub use search::{Aborted, Bounds, MoveValue, Progress, SearchOptions, SearchReport, Searcher};
 pub use tt::{AtomicTable, DashTable, Entry, Table};

@@ -152,6 +152,17 @@ pub struct SearchReport<M> {
     pub depth: Option<u32>,
 }
 
+/// What one move is worth (see [`Searcher::move_values`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveValue<M> {
+    pub mv: M,
+    /// The exact value, where proven.
+    pub value: Option<i32>,
+    /// A bound on the value that holds in any case: at most this for the maximising side to
+    /// move, at least this for the minimising side.
+    pub bound: i32,
+}
+
 /// One line of anytime progress.
 #[derive(Clone, Debug)]
 pub struct Progress<M> {
@@ -671,7 +682,20 @@ impl<'t, T: Table> Searcher<'t, T> {
     where
         G::Key: Into<u128>,
     {
-        let (mut lo, mut hi) = pos.value_bounds();
+        self.value_within(pos, depth, guess, pos.value_bounds())
+    }
+
+    /// [`Searcher::value`] where the value is already known to lie in `(lo, hi)`, inclusive.
+    fn value_within<G: Searchable>(
+        &self,
+        pos: &G,
+        depth: u8,
+        guess: i32,
+        (mut lo, mut hi): (i32, i32),
+    ) -> Result<Bounds, Aborted>
+    where
+        G::Key: Into<u128>,
+    {
         let (mut proven_lo, mut proven_hi) = (lo, hi);
         let exact_search = depth == Entry::PROVEN;
         if exact_search {
@@ -869,24 +893,58 @@ impl<'t, T: Table> Searcher<'t, T> {
         })
     }
 
-    /// The value of every move of `pos` (exact where proven within the limits), in move-list
-    /// order: the "both roles" view of what each slide, removal and announcement is worth.
-    pub fn move_values<G: Searchable>(&self, pos: &G) -> Vec<(G::Move, Option<i32>)>
+    /// What every move of `pos`, whose exact value is `value`, is worth: the "both roles" view
+    /// of each slide, removal and announcement, in move-list order. First every move is tested
+    /// against `value` (no move is better for the mover, and the ones that reach it are the best
+    /// moves); then the others are valued exactly, as far as the limits allow. A stopped search
+    /// leaves a move's value unproven, with the bound known for it.
+    pub fn move_values<G: Searchable>(&self, pos: &G, value: i32) -> Vec<MoveValue<G::Move>>
     where
         G::Key: Into<u128>,
     {
         let mut moves = Vec::new();
         pos.legal_moves(&mut moves);
-        moves
-            .into_iter()
-            .map(|mv| {
+        let max = pos.to_move() == Role::Max;
+        // The child values that back up to `value` (or better, which cannot happen).
+        let best_threshold = if max {
+            G::child_threshold(value)
+        } else {
+            G::child_threshold(value + 1)
+        };
+        let mut values: Vec<MoveValue<G::Move>> = moves
+            .iter()
+            .map(|&mv| {
                 let child = pos.play(mv);
-                let value = self
-                    .value(&child, Entry::PROVEN, child.evaluate())
+                let reaches = self
+                    .root_test(&child, best_threshold, Entry::PROVEN)
                     .ok()
-                    .map(|b| G::backed_up(b.value));
-                (mv, value)
+                    .map(|r| r.holds == max);
+                MoveValue {
+                    mv,
+                    value: (reaches == Some(true)).then_some(value),
+                    bound: match (reaches, max) {
+                        (Some(false), true) => value - 1,
+                        (Some(false), false) => value + 1,
+                        _ => value,
+                    },
+                }
             })
-            .collect()
+            .collect();
+        for entry in values.iter_mut().filter(|v| v.value.is_none()) {
+            let child = pos.play(entry.mv);
+            let (lo, hi) = child.value_bounds();
+            let known = if max {
+                (lo, hi.min(best_threshold - 1))
+            } else {
+                (lo.max(best_threshold), hi)
+            };
+            let guess = if max { known.1 } else { known.0 };
+            entry.value = self
+                .value_within(&child, Entry::PROVEN, guess, known)
+                .ok()
+                .filter(|b| b.exact)
+                .map(|b| G::backed_up(b.value));
+        }
+        values
     }
 }
