@@ -467,20 +467,21 @@ impl<'t, T: Table> Searcher<'t, T> {
                 });
             }
         }
+        // This node as the table will see it, once `spent` nodes have gone into it.
+        let visit = move |spent: u64| Visit {
+            key,
+            sym,
+            stored,
+            bounds: (lo, hi),
+            depth,
+            spent,
+        };
         if let Some(holds) = pos.decide_test_deeper(x) {
             let outcome = Outcome {
                 holds,
                 proven: true,
             };
-            let visit = Visit {
-                key,
-                sym,
-                stored,
-                bounds: (lo, hi),
-                depth,
-                spent: 1,
-            };
-            self.record(pos, visit, x, outcome, None);
+            self.record(pos, visit(1), x, outcome, None);
             return Ok(outcome);
         }
         if depth == 0 {
@@ -609,15 +610,8 @@ impl<'t, T: Table> Searcher<'t, T> {
                 self.history[self.history_slot(mv)].fetch_add(1, Ordering::Relaxed);
             }
         }
-        let visit = Visit {
-            key,
-            sym,
-            stored,
-            bounds: (lo, hi),
-            depth,
-            spent: ctx.nodes - nodes_before + 1,
-        };
-        self.record(pos, visit, x, outcome, cut.map(|(index, _)| index));
+        let spent = ctx.nodes - nodes_before + 1;
+        self.record(pos, visit(spent), x, outcome, cut.map(|(index, _)| index));
         Ok(outcome)
     }
 
