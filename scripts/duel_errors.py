@@ -38,20 +38,8 @@ def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1)
     def pid(board):
         return gnubg.positionid((tuple(board[0]), tuple(board[1])))
 
-    def apply_move(board, pairs):  # as in scripts/duel_gnubg.py
-        opp, me = list(board[0]), list(board[1])
-        for f, t in pairs:
-            if me[f - 1] <= 0:
-                return None
-            me[f - 1] -= 1
-            if t > 0:
-                if opp[24 - t] == 1:
-                    opp[24 - t] = 0
-                    opp[24] += 1
-                if opp[24 - t] != 0:
-                    return None
-                me[t - 1] += 1
-        return (me, opp)
+    sys.path.insert(0, os.environ["DUEL_SCRIPTS_DIR"])
+    from duel_gnubg import apply_move
 
     for c in ["set jacoby off", "set beavers 0", "set player 0 human", "set player 1 human",
               "set evaluation chequerplay evaluation plies %d" % plies,
@@ -262,7 +250,8 @@ def main():
                DUEL_ERRORS_PLIES=str(args.plies), DUEL_ERRORS_EVERY=str(max(1, args.every)),
                DUEL_ERRORS_GAMES=str(args.games),
                DUEL_ERRORS_CUBE_EVERY=str(max(1, args.cube_every)),
-               DUEL_ERRORS_DETAIL=os.path.abspath(args.detail) if args.detail else "")
+               DUEL_ERRORS_DETAIL=os.path.abspath(args.detail) if args.detail else "",
+               DUEL_SCRIPTS_DIR=os.path.dirname(os.path.abspath(__file__)))
     started = time.time()
     g = subprocess.run(["nice", "-n", str(args.nice), GNUBG, "-t", "-q", "-r", "-p",
                         os.path.abspath(__file__)], env=env, capture_output=True, text=True)

@@ -32,26 +32,30 @@ WIN_RE = re.compile(r"^(tabula|gnubg) wins an? (single game|gammon|backgammon) a
 
 # ---------------------------------------------------------------- legality check (in gnubg)
 
+def apply_move(board, pairs):
+    """The board (opponent, player on roll; gnubg's layout) after the checker moves `pairs`
+    ((from, to) points, 0 = off), from the mover's side after the move; None if one is
+    impossible."""
+    opp, me = list(board[0]), list(board[1])
+    for f, t in pairs:
+        if me[f - 1] <= 0:
+            return None
+        me[f - 1] -= 1
+        if t > 0:
+            if opp[24 - t] == 1:
+                opp[24 - t] = 0
+                opp[24] += 1
+            if opp[24 - t] != 0:
+                return None
+            me[t - 1] += 1
+    return (me, opp)
+
+
 def check_in_gnubg(log_path, out_path):
     import gnubg  # noqa: only available inside gnubg
 
     def pid(board):
         return gnubg.positionid((tuple(board[0]), tuple(board[1])))
-
-    def apply_move(board, pairs):
-        opp, me = list(board[0]), list(board[1])
-        for f, t in pairs:
-            if me[f - 1] <= 0:
-                return None
-            me[f - 1] -= 1
-            if t > 0:
-                if opp[24 - t] == 1:
-                    opp[24 - t] = 0
-                    opp[24] += 1
-                if opp[24 - t] != 0:
-                    return None
-                me[t - 1] += 1
-        return (me, opp)
 
     gnubg.command("set player 0 human")
     gnubg.command("set player 1 human")
