@@ -435,6 +435,19 @@ mod tests {
         [p as f32, 0.0, 0.0, 0.0, 0.0]
     }
 
+    /// Chances with a gammon in `won` of the wins and in `lost` of the losses.
+    fn with_gammons(won: f64, lost: f64) -> impl Fn(f64) -> Probabilities {
+        move |p| {
+            [
+                p as f32,
+                (won * p) as f32,
+                0.0,
+                (lost * (1.0 - p)) as f32,
+                0.0,
+            ]
+        }
+    }
+
     /// The receiver's take point (its own win chance) by bisection on the doubler's `DT = DP`.
     fn take_point(state: &CubeState, x: f64, probs: impl Fn(f64) -> Probabilities) -> f64 {
         let (mut lo, mut hi) = (0.0f64, 1.0f64); // doubler's win chance
@@ -464,19 +477,11 @@ mod tests {
     fn money_take_point_with_gammons_is_janowskis_closed_form() {
         // The doubler wins a gammon in 30% of its wins and loses one in 20% of its losses, so
         // the receiver's average win W' = 1.2 and average loss L' = 1.3.
-        let probs = |p: f64| {
-            [
-                p as f32,
-                (0.3 * p) as f32,
-                0.0,
-                (0.2 * (1.0 - p)) as f32,
-                0.0,
-            ]
-        };
+        let probs = with_gammons(0.3, 0.2);
         let s = CubeState::money();
         for x in [0.0, 0.5, 0.68, 1.0] {
             let expect = (1.3 - 0.5) / (1.2 + 1.3 + 0.5 * x);
-            let got = take_point(&s, x, probs);
+            let got = take_point(&s, x, &probs);
             assert!((got - expect).abs() < 1e-4, "x {x}: {got} vs {expect}");
         }
     }
@@ -562,15 +567,7 @@ mod tests {
         assert_eq!(d.action, CubeAction::DoubleTake);
         assert_eq!(decide(&plain(0.7), &s, 0.68).action, CubeAction::DoublePass);
         // Gammons do not count once the cube wins the match: take point unchanged.
-        let gammons = |p: f64| {
-            [
-                p as f32,
-                (0.4 * p) as f32,
-                0.0,
-                (0.4 * (1.0 - p)) as f32,
-                0.0,
-            ]
-        };
+        let gammons = with_gammons(0.4, 0.4);
         assert!((take_point(&s, 0.68, gammons) - crawford_trailer).abs() < 1e-5);
     }
 
