@@ -139,9 +139,9 @@ fn check_position(pos: &Position) {
             .iter()
             .any(|&a| a.announcement() == 0 && p.play(a).is_terminal())
     };
-    // Every move of the ball player (to move) removes just what he must and leaves a slider
-    // position where `then` holds.
-    let every_ball_move = |p: &Position, then: &dyn Fn(&Position) -> bool| {
+    // `then(extra, after)` for every move of the ball player (to move): `after` the slider's
+    // position, `extra` the balls removed beyond the least a move removes.
+    let every_ball_move = |p: &Position, then: &dyn Fn(u32, &Position) -> bool| {
         let Side::Ball(n) = p.side() else {
             return false;
         };
@@ -149,7 +149,10 @@ fn check_position(pos: &Position) {
         p.legal_moves(&mut replies);
         replies.iter().all(|&mv| {
             let after = p.play(mv);
-            after.ball_count() + u32::from(n.max(1)) == p.ball_count() && then(&after)
+            then(
+                p.ball_count() - after.ball_count() - u32::from(n.max(1)),
+                &after,
+            )
         })
     };
     let slider_ends_within_one_jump = |p: &Position| {
@@ -158,7 +161,8 @@ fn check_position(pos: &Position) {
         actions.iter().any(|&a| {
             let after = p.play(a);
             a.announcement() == 0
-                && (after.is_terminal() || every_ball_move(&after, &slider_ends_now))
+                && (after.is_terminal()
+                    || every_ball_move(&after, &|extra, next| extra == 0 && slider_ends_now(next)))
         })
     };
     match pos.side() {
@@ -173,16 +177,18 @@ fn check_position(pos: &Position) {
         Side::Ball(_) => {
             assert_eq!(
                 every_ball_move_lets_slider_end(pos),
-                every_ball_move(pos, &slider_ends_now),
+                every_ball_move(pos, &|extra, after| extra == 0 && slider_ends_now(after)),
                 "{pos}"
             );
-            if !(pos.rules().free_chains && pos.side() == Side::Ball(0)) {
-                assert_eq!(
-                    every_ball_move_lets_slider_end_after_one_jump(pos),
-                    every_ball_move(pos, &slider_ends_within_one_jump),
-                    "{pos}"
-                );
-            }
+            assert_eq!(
+                every_ball_move_lets_slider_end_after_one_jump(pos),
+                every_ball_move(pos, &|extra, after| match extra {
+                    0 => slider_ends_within_one_jump(after),
+                    1 => slider_ends_now(after),
+                    _ => false,
+                }),
+                "{pos}"
+            );
         }
         Side::OpeningRemoval => {}
     }
@@ -235,6 +241,21 @@ proptest! {
     #[test]
     fn free_chain_positions_are_consistent(seed in any::<u64>(), plies in 0usize..30) {
         check_position(&random_playout(seed, plies, Rules { free_chains: true }));
+    }
+
+    #[test]
+    fn free_chain_ball_turns_on_random_boards_are_consistent(seed in any::<u64>()) {
+        // Dense random boards have chains of every length: the case the free-chains rule
+        // changes most.
+        let board = random_board(seed);
+        let pos = Position::from_parts(
+            board.balls(),
+            board.tiles(),
+            Side::Ball(0),
+            Rules { free_chains: true },
+        )
+        .expect("valid parts");
+        check_position(&pos);
     }
 
     #[test]

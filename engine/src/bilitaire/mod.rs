@@ -90,7 +90,6 @@ impl Scored for Position {
         }
         match self.side() {
             Side::Slider => Some(movegen::slider_can_end_round_after_one_jump(self)),
-            Side::Ball(0) if self.rules().free_chains => None,
             Side::Ball(_) => Some(movegen::every_ball_move_lets_slider_end_after_one_jump(
                 self,
             )),

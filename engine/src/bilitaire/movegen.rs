@@ -498,43 +498,57 @@ pub fn slider_can_end_round_after_one_jump(pos: &Position) -> bool {
     })
 }
 
-/// True if after every move of the ball player to move (`Side::Ball`, one simple jump or the
-/// announced chain) the slider can end the round within one more jump.
+/// True if after every move of the ball player to move (`Side::Ball`) the slider can end the
+/// round within one more jump, and no move removes more than one ball beyond the least a move
+/// removes (one jump, or the announced chain), which is what that costs.
 pub fn every_ball_move_lets_slider_end_after_one_jump(pos: &Position) -> bool {
-    let Side::Ball(n) = pos.side else {
-        return false;
-    };
-    every_chain(pos.balls, pos.holes, usize::from(n.max(1)), |balls| {
-        slider_can_end_round_after_one_jump(&Position {
-            balls,
-            side: Side::Slider,
-            ..*pos
-        })
+    if pos.side == Side::Ball(0)
+        && pos.rules.free_chains
+        && longest_chain_up_to(pos.balls, pos.holes, 3) >= 3
+    {
+        return false; // a chain of three removes two balls too many
+    }
+    every_ball_move(pos, |extra, after| match extra {
+        0 => slider_can_end_round_after_one_jump(after),
+        1 => slider_can_end_round(after),
+        _ => false,
     })
 }
 
 /// True if every move of the ball player to move (`Side::Ball`) leaves the slider a way to end
-/// the round at once: then the round ends after this one move, whatever he plays.
+/// the round at once, and removes no more balls than the least a move removes: then the round
+/// ends after this one move, whatever he plays.
 pub fn every_ball_move_lets_slider_end(pos: &Position) -> bool {
-    let len = match pos.side {
-        Side::Ball(0) if pos.rules.free_chains => {
-            // A chain of two or more jumps is also a move; it removes more than one ball, so
-            // it is not a move after which the round can end with only one ball gone.
-            if has_double_jump(pos.balls, pos.holes) {
-                return false;
-            }
-            1
-        }
-        Side::Ball(n) => usize::from(n.max(1)),
-        _ => return false,
-    };
-    every_chain(pos.balls, pos.holes, len, |balls| {
-        slider_can_end_round(&Position {
-            balls,
-            side: Side::Slider,
-            ..*pos
-        })
+    if pos.side == Side::Ball(0) && pos.rules.free_chains && has_double_jump(pos.balls, pos.holes) {
+        return false; // a chain of two removes a ball too many
+    }
+    every_ball_move(pos, |extra, after| {
+        extra == 0 && slider_can_end_round(after)
     })
+}
+
+/// True if `holds(extra, after)` for every move of the ball player to move (`Side::Ball`):
+/// `after` is the slider's position after it, `extra` the balls it removes beyond the least a
+/// move removes (always 0 but under `free-chains`, where chains of any length are moves).
+fn every_ball_move(pos: &Position, mut holds: impl FnMut(u32, &Position) -> bool) -> bool {
+    let after = |balls| Position {
+        balls,
+        side: Side::Slider,
+        ..*pos
+    };
+    match pos.side {
+        Side::Ball(0) if pos.rules.free_chains => {
+            let mut all = true;
+            for_each_chain(pos.balls, pos.holes, 0, &mut |chain, balls| {
+                all = all && holds(chain.len() as u32 - 1, &after(balls));
+            });
+            all
+        }
+        Side::Ball(n) => every_chain(pos.balls, pos.holes, usize::from(n.max(1)), |balls| {
+            holds(0, &after(balls))
+        }),
+        _ => false,
+    }
 }
 
 /// True if `holds(balls after it)` for every chain of exactly `len` ≥ 1 jumps; stops at the
