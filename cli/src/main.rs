@@ -40,7 +40,24 @@ enum GameCommand {
     Tablebase(tablebase::Args),
 }
 
+/// Output piped into a reader that stops early (`tabula … | head`) ends the process quietly, as
+/// for other command-line tools, instead of `println!` panicking on the broken pipe. Rust starts
+/// programs with SIGPIPE ignored; this puts back the default. Sockets are unaffected: the
+/// standard library sends on them with `MSG_NOSIGNAL` and sees the error instead.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn die_quietly_on_broken_pipe() {
+    // SAFETY: `signal` only changes this process's disposition of SIGPIPE, to the default the
+    // kernel applies to every process that has not asked otherwise; it is called once, first
+    // thing in `main`, before any other thread or handler exists, and takes no pointers.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() {
+    #[cfg(unix)]
+    die_quietly_on_broken_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

@@ -15,6 +15,22 @@ fn perft_json_reports_depth_and_nodes() {
     assert_eq!(value, serde_json::json!({"depth": 3, "nodes": 1984}));
 }
 
+/// A reader that stops early (`tabula … | head`) ends the output quietly: no panic message.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    use std::process::Stdio;
+    let mut child = common::command()
+        .args(["bilitaire", "moves", "--position", START])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 #[test]
 fn moves_json_lists_every_move() {
     let out = tabula(&["bilitaire", "moves", "--position", START, "--json"]);
