@@ -3,8 +3,18 @@
 //! Per side (the player on roll first, then the opponent, each on its own point numbering):
 //! for each of the 24 points four units for `n` checkers there, `n ≥ 1`, `n ≥ 2`, `n ≥ 3` and
 //! `(n − 3) / 2` when `n > 3`; then the bar (`n / 2`), the checkers borne off (`n / 15`) and
-//! the pip count (`pips / 167`). 99 units per side, [`INPUTS`] = 198 in all. The contact and
-//! race nets take the same inputs.
+//! the pip count (`pips / 167`). 99 units per side, [`RAW_INPUTS`] = 198 in all.
+//!
+//! Then [`FEATURES`] computed units per side (on roll first), the tactical facts a raw board
+//! encoding makes a small net learn slowly (the kind gnubg's nets are given):
+//! - shots: the share of the 36 rolls on which the other side can hit one of this side's blots;
+//! - pip loss: the mean over the 36 rolls of the pips the worst such hit costs, over 24;
+//! - escapes: the share of rolls on which this side's rearmost checker can pass every point the
+//!   other side holds within 12 pips in front of it (1 when there is none);
+//! - prime: the longest run of points this side holds, over 6 (at most 1).
+//!
+//! [`INPUTS`] = 206. The contact and race nets take the same inputs. Weights trained on the raw
+//! 198 alone still load: the computed units get zero weights (see `weights.rs`).
 //!
 //! Most units are zero, so the inputs are kept sparse: the net adds one weight row per
 //! non-zero unit.
@@ -13,8 +23,12 @@ use tabula_engine::backgammon::{Position, Side, BAR};
 
 /// Units per side.
 pub const SIDE_INPUTS: usize = 24 * 4 + 3;
+/// The raw board units of both sides (TD-Gammon's encoding).
+pub const RAW_INPUTS: usize = 2 * SIDE_INPUTS;
+/// Computed units per side.
+pub const FEATURES: usize = 4;
 /// Units in all.
-pub const INPUTS: usize = 2 * SIDE_INPUTS;
+pub const INPUTS: usize = RAW_INPUTS + 2 * FEATURES;
 
 /// The non-zero inputs of a position: `(index, value)` pairs in increasing index order.
 #[derive(Clone, Debug)]
@@ -66,6 +80,14 @@ impl Inputs {
                 x.push(base + 98, pips as f32 / 167.0);
             }
         }
+        for (s, side) in [Side::OnRoll, Side::Opponent].into_iter().enumerate() {
+            let f = side_features(pos, side);
+            for (k, &v) in f.iter().enumerate() {
+                if v != 0.0 {
+                    x.push(RAW_INPUTS + s * FEATURES + k, v);
+                }
+            }
+        }
         x
     }
 
@@ -84,6 +106,129 @@ impl Inputs {
         }
         d
     }
+}
+
+/// Point masks of one side in its own numbering: bit `t` for its `t`-point (1..=24), bit 0
+/// unused. `(made, blots, any)`: two or more checkers, exactly one, at least one.
+fn point_masks(counts: &[u8; 25]) -> (u32, u32, u32) {
+    let (mut made, mut blots, mut any) = (0u32, 0u32, 0u32);
+    for (i, &n) in counts[..BAR].iter().enumerate() {
+        let bit = 1u32 << (i + 1);
+        if n >= 2 {
+            made |= bit;
+        }
+        if n == 1 {
+            blots |= bit;
+        }
+        if n >= 1 {
+            any |= bit;
+        }
+    }
+    (made, blots, any)
+}
+
+/// Reverses a point mask to the other side's numbering (its `t`-point is our `25 − t`).
+fn mirror(mask: u32) -> u32 {
+    (mask.reverse_bits() >> 6) & 0x1FF_FFFE
+}
+
+/// The 21 rolls with their weights out of 36.
+const ROLLS: [(u32, u32, u32); 21] = {
+    let mut r = [(0, 0, 0); 21];
+    let mut k = 0;
+    let mut a = 1;
+    while a <= 6 {
+        let mut b = a;
+        while b <= 6 {
+            r[k] = (a, b, if a == b { 1 } else { 2 });
+            k += 1;
+            b += 1;
+        }
+        a += 1;
+    }
+    r
+};
+
+/// The points checkers at `from` can land on with the roll `d1`-`d2`, each moving alone, in
+/// travel coordinates (bit `v` at `v` pips from the mover's bar, up to 24): a die may carry a
+/// checker over a `blocked` point but a later die may not start from one. Landing on a
+/// `blocked` point is included; callers mask it out where it matters.
+fn reach(from: u32, blocked: u32, d1: u32, d2: u32) -> u32 {
+    const BOARD: u32 = 0x1FF_FFFF;
+    let open = !blocked;
+    if d1 == d2 {
+        let mut cur = from;
+        let mut all = 0;
+        for _ in 0..4 {
+            cur = (cur << d1) & BOARD;
+            all |= cur;
+            cur &= open;
+        }
+        all
+    } else {
+        let one = (from << d1) | (from << d2);
+        let two = (((from << d1) & open) << d2) | (((from << d2) & open) << d1);
+        (one | two) & BOARD
+    }
+}
+
+/// The [`FEATURES`] computed units of `side` (see the module comment).
+///
+/// Travel coordinates: the other side's pips travelled from its bar equal our point numbers,
+/// and ours equal its point numbers, so each side's masks serve as the other's travel mask.
+fn side_features(pos: &Position, side: Side) -> [f32; FEATURES] {
+    let me = pos.counts(side);
+    let other = pos.counts(match side {
+        Side::OnRoll => Side::Opponent,
+        Side::Opponent => Side::OnRoll,
+    });
+    let (my_made, my_blots, my_any) = point_masks(&me);
+    let (their_made, _, their_any) = point_masks(&other);
+    // Where the other side's checkers start, in its travel coordinates (= our numbering). With
+    // checkers on the bar only those move first (a hit with the second die is ignored).
+    let their_from = if other[BAR] > 0 { 1 } else { mirror(their_any) };
+    // Our rearmost checker, in our travel coordinates, and the other side's points within 12
+    // pips in front of it (in our travel coordinates = its numbering).
+    let back = if me[BAR] > 0 {
+        Some(0)
+    } else if my_any != 0 {
+        Some(25 - (31 - my_any.leading_zeros()))
+    } else {
+        None
+    };
+    let window = back.map_or(0, |v| their_made & (0xFFF << (v + 1)) & 0x1FF_FFFE);
+    let (mut shots, mut loss, mut escapes) = (0, 0, 0);
+    for &(d1, d2, w) in &ROLLS {
+        let hit = reach(their_from, my_made, d1, d2) & my_blots;
+        if hit != 0 {
+            shots += w;
+            // The most advanced blot hit (lowest point `t`) loses the most: 25 − t pips.
+            loss += w * (25 - hit.trailing_zeros());
+        }
+        if let (Some(v), true) = (back, window != 0) {
+            let last = 31 - window.leading_zeros();
+            let lands = reach(1 << v, their_made, d1, d2) & !their_made;
+            if lands >> (last + 1) != 0 {
+                escapes += w;
+            }
+        }
+    }
+    if window == 0 {
+        escapes = 36;
+    }
+    // Longest run of held points.
+    let mut run = 0;
+    let mut m = my_made;
+    while m != 0 {
+        m &= m << 1;
+        run += 1;
+    }
+    [
+        shots as f32 / 36.0,
+        loss as f32 / (36.0 * 24.0),
+        escapes as f32 / 36.0,
+        (run as f32 / 6.0).min(1.0),
+    ]
 }
 
 /// The furthest-back checker of `side` on its own numbering: 25 for the bar, 0 when none.
@@ -120,6 +265,116 @@ mod tests {
         assert_eq!(d[97], 0.0);
         assert_eq!(d[98], 1.0);
         assert!(is_contact(&Position::START));
+    }
+
+    /// The computed units of the player on roll (`0`) or the opponent (`1`).
+    fn features(pos: &Position, side: usize) -> Vec<f32> {
+        let d = Inputs::new(pos).dense();
+        d[RAW_INPUTS + side * FEATURES..RAW_INPUTS + (side + 1) * FEATURES].to_vec()
+    }
+
+    #[test]
+    fn shots_count_direct_and_combined_hits() {
+        // Our blot on our 10-point, one opposing checker on our 4-point (its 21-point): six
+        // pips away, 17 rolls hit (any 6, 5-1, 4-2, 3-3, 2-2); from our 3-point, seven pips
+        // away, 6 rolls (6-1, 5-2, 4-3).
+        for (their_index, shots) in [(20, 17), (21, 6)] {
+            let mut me = [0u8; 25];
+            let mut opp = [0u8; 25];
+            me[9] = 1;
+            opp[their_index] = 1;
+            let pos = Position::from_counts(me, opp).unwrap();
+            let f = features(&pos, 0);
+            assert_eq!(f[0], shots as f32 / 36.0, "{their_index}");
+            // A hit on the 10-point costs 15 pips.
+            assert_eq!(f[1], 15.0 * shots as f32 / (36.0 * 24.0));
+            // The same distance the other way: our blot hits theirs, at a cost of 4 or 3 pips.
+            let g = features(&pos, 1);
+            assert_eq!(g[0], shots as f32 / 36.0);
+            assert_eq!(
+                g[1],
+                (25 - their_index - 1) as f32 * shots as f32 / (36.0 * 24.0)
+            );
+        }
+        // Our points 5 and 6 in between block the 1-then-... paths: from 6 pips away, 5-1 and
+        // 4-2 need a landing 1, 2, 4 or 5 pips on (our 5-, 6-, 8- or 9-point); hold our 5 and 8
+        // (1 and 4 pips on): 5-1 and 4-2 are both still playable the other way round, 2-2
+        // lands on 6, 8 (blocked) and stops, 3-3 lands on 7 then 10: 11 + 2 + 2 + 1 = 16.
+        let mut me = [0u8; 25];
+        let mut opp = [0u8; 25];
+        me[9] = 1;
+        me[4] = 2;
+        me[7] = 2;
+        opp[20] = 1;
+        let pos = Position::from_counts(me, opp).unwrap();
+        assert_eq!(features(&pos, 0)[0], 16.0 / 36.0);
+    }
+
+    /// The shots feature against the move generator: on each of the 21 rolls, does some legal
+    /// play of the opponent send one of our checkers to the bar? Positions from random games,
+    /// the opponent not on the bar (then only the bar moves first, which the feature ignores).
+    /// The feature ignores the rule that both dice be played when possible, so a rare position
+    /// may differ; nearly all must agree exactly.
+    #[test]
+    fn shots_agree_with_the_move_generator() {
+        use crate::backgammon::baseline::{roll, Player};
+        use crate::backgammon::rng::Rng;
+        use tabula_engine::backgammon::{Dice, PlayList};
+        let mut rng = Rng::new(11);
+        let mut list = PlayList::new();
+        let (mut compared, mut agree, mut with_shots) = (0, 0, 0);
+        for _ in 0..100 {
+            let mut pos = Position::START;
+            for _ in 0..200 {
+                if pos.is_game_over() {
+                    break;
+                }
+                if pos.counts(Side::Opponent)[BAR] == 0 && is_contact(&pos) {
+                    let attack = pos.swapped();
+                    let mut rolls = 0;
+                    for a in 1..=6u8 {
+                        for b in 1..=6u8 {
+                            attack.generate_plays(Dice::new(a, b).unwrap(), &mut list);
+                            let bar = pos.counts(Side::OnRoll)[BAR];
+                            rolls += (0..list.len())
+                                .any(|i| list.result(i).counts(Side::OnRoll)[BAR] > bar)
+                                as u32;
+                        }
+                    }
+                    let shots = Inputs::new(&pos).dense()[RAW_INPUTS];
+                    compared += 1;
+                    agree += (shots == rolls as f32 / 36.0) as u32;
+                    with_shots += (rolls > 0) as u32;
+                }
+                pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
+            }
+        }
+        assert!(
+            compared > 2000 && with_shots > 500,
+            "{compared} {with_shots}"
+        );
+        assert!(agree * 100 >= compared * 98, "{agree} of {compared}");
+    }
+
+    #[test]
+    fn escapes_and_primes() {
+        // Our last checker on our 24-point, the opponent holding its bar point (7 pips on):
+        // non-doubles totalling 7 or more escape (18 rolls), and 4-4 and 5-5; 6-6, 3-3, 2-2 and
+        // 1-1 do not.
+        let mut me = [0u8; 25];
+        let mut opp = [0u8; 25];
+        me[23] = 1;
+        opp[6] = 2;
+        let pos = Position::from_counts(me, opp).unwrap();
+        assert_eq!(features(&pos, 0)[2], 20.0 / 36.0);
+        // Nothing held in front: every roll escapes. The opponent's lone point is no prime.
+        assert_eq!(features(&pos, 1)[2], 1.0);
+        assert_eq!(features(&pos, 1)[3], 1.0 / 6.0);
+        // A full prime from the opponent's 2- to 7-point: nothing escapes.
+        opp[1..7].fill(2);
+        let pos = Position::from_counts(me, opp).unwrap();
+        assert_eq!(features(&pos, 0)[2], 0.0);
+        assert_eq!(features(&pos, 1)[3], 1.0);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! | 8 | magic `TABULANN` |
 //! | 4 | format version, [`VERSION`] |
 //! | 4 | number of nets, 2 (contact, then race) |
-//! | 2 × 12 | per net: inputs ([`INPUTS`]), hidden units, outputs ([`OUTPUTS`]) |
+//! | 2 × 12 | per net: inputs ([`INPUTS`], or [`RAW_INPUTS`] for nets without the computed inputs), hidden units, outputs ([`OUTPUTS`]) |
 //! | 8 | self-play games trained |
 //! | 8 | training RNG state (so that `--resume` continues the same games) |
 //! | … | per net: `w1` (inputs × hidden, input-major), `b1`, `w2` (outputs × hidden), `b2`, f32 |
@@ -17,7 +17,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::inputs::INPUTS;
+use super::inputs::{INPUTS, RAW_INPUTS};
 use super::net::{Evaluator, Net, MAX_HIDDEN, OUTPUTS};
 
 /// The magic bytes at the start of a weights file.
@@ -111,8 +111,8 @@ fn put_f32s(out: &mut Vec<u8>, v: &[f32]) {
     }
 }
 
-fn net_floats(hidden: usize) -> usize {
-    INPUTS * hidden + hidden + OUTPUTS * hidden + OUTPUTS
+fn net_floats(inputs: usize, hidden: usize) -> usize {
+    inputs * hidden + hidden + OUTPUTS * hidden + OUTPUTS
 }
 
 impl NetFile {
@@ -120,7 +120,12 @@ impl NetFile {
     pub fn encode(&self) -> Vec<u8> {
         let nets = [&self.evaluator.contact, &self.evaluator.race];
         let mut out = Vec::with_capacity(
-            HEADER + 4 * nets.iter().map(|n| net_floats(n.hidden)).sum::<usize>() + 8,
+            HEADER
+                + 4 * nets
+                    .iter()
+                    .map(|n| net_floats(INPUTS, n.hidden))
+                    .sum::<usize>()
+                + 8,
         );
         out.extend_from_slice(MAGIC);
         put_u32(&mut out, VERSION);
@@ -175,14 +180,16 @@ impl NetFile {
             )));
         }
         let mut hidden = [0usize; 2];
+        let mut inputs = [0usize; 2];
         for (k, h) in hidden.iter_mut().enumerate() {
             let o = 16 + 12 * k;
             let (i, n, out) = (u32_at(o), u32_at(o + 4), u32_at(o + 8));
-            if i as usize != INPUTS || out as usize != OUTPUTS {
+            if ![INPUTS, RAW_INPUTS].contains(&(i as usize)) || out as usize != OUTPUTS {
                 return Err(WeightsError::Shape(format!(
-                    "net {k} is {i}-{n}-{out}, this build needs {INPUTS} inputs and {OUTPUTS} outputs"
+                    "net {k} is {i}-{n}-{out}, this build needs {INPUTS} (or {RAW_INPUTS}) inputs and {OUTPUTS} outputs"
                 )));
             }
+            inputs[k] = i as usize;
             if n == 0 || n as usize > MAX_HIDDEN {
                 return Err(WeightsError::Shape(format!(
                     "net {k} has {n} hidden units (1 to {MAX_HIDDEN})"
@@ -192,7 +199,8 @@ impl NetFile {
         }
         let games = u64_at(40);
         let rng_state = u64_at(48);
-        let total = HEADER + 4 * (net_floats(hidden[0]) + net_floats(hidden[1])) + 8;
+        let total =
+            HEADER + 4 * (net_floats(inputs[0], hidden[0]) + net_floats(inputs[1], hidden[1])) + 8;
         if bytes.len() < total {
             return Err(truncated(total));
         }
@@ -214,8 +222,11 @@ impl NetFile {
             v
         };
         let mut nets = Vec::with_capacity(2);
-        for &n in &hidden {
-            let w1 = floats(INPUTS * n);
+        for (&i, &n) in inputs.iter().zip(&hidden) {
+            let mut w1 = floats(i * n);
+            // A net trained on the raw inputs alone: the computed ones get zero weights, so it
+            // evaluates exactly as before (and training can start from it).
+            w1.resize(INPUTS * n, 0.0);
             let b1 = floats(n);
             let w2 = floats(OUTPUTS * n);
             let b2: [f32; OUTPUTS] = floats(OUTPUTS).try_into().unwrap();
@@ -350,6 +361,35 @@ mod tests {
         let mut bad = bytes;
         bad[16] = 7; // inputs of the contact net
         assert!(matches!(NetFile::decode(&bad), Err(WeightsError::Shape(_))));
+    }
+
+    /// A file written before the computed inputs existed (raw inputs only) loads with zero
+    /// weights on them, so it evaluates as it did.
+    #[test]
+    fn raw_input_nets_load_with_zero_feature_weights() {
+        let mut f = sample();
+        let nets = [&mut f.evaluator.contact, &mut f.evaluator.race];
+        let mut old = Vec::new();
+        old.extend_from_slice(MAGIC);
+        put_u32(&mut old, VERSION);
+        put_u32(&mut old, 2);
+        for n in &nets {
+            for v in [RAW_INPUTS, n.hidden, OUTPUTS] {
+                put_u32(&mut old, v as u32);
+            }
+        }
+        old.extend_from_slice(&f.games.to_le_bytes());
+        old.extend_from_slice(&f.rng_state.to_le_bytes());
+        for n in nets {
+            n.w1[RAW_INPUTS * n.hidden..].fill(0.0);
+            put_f32s(&mut old, &n.w1[..RAW_INPUTS * n.hidden]);
+            put_f32s(&mut old, &n.b1);
+            put_f32s(&mut old, &n.w2);
+            put_f32s(&mut old, &n.b2);
+        }
+        let sum = fnv1a64(&old);
+        old.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(NetFile::decode(&old), Ok(f));
     }
 
     #[test]
