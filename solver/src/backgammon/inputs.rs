@@ -19,7 +19,7 @@
 //! Most units are zero, so the inputs are kept sparse: the net adds one weight row per
 //! non-zero unit.
 
-use tabula_engine::backgammon::{Position, Side, BAR};
+use tabula_engine::backgammon::{Dice, Position, Side, BAR};
 
 /// Units per side.
 pub const SIDE_INPUTS: usize = 24 * 4 + 3;
@@ -46,9 +46,9 @@ impl Inputs {
             value: [0.0; INPUTS],
             len: 0,
         };
-        for (s, side) in [Side::OnRoll, Side::Opponent].into_iter().enumerate() {
+        let counts = [pos.counts(Side::OnRoll), pos.counts(Side::Opponent)];
+        for (s, counts) in counts.iter().enumerate() {
             let base = s * SIDE_INPUTS;
-            let counts = pos.counts(side);
             let mut on_board = 0u32;
             let mut pips = 0u32;
             for (i, &n) in counts.iter().enumerate() {
@@ -80,8 +80,9 @@ impl Inputs {
                 x.push(base + 98, pips as f32 / 167.0);
             }
         }
-        for (s, side) in [Side::OnRoll, Side::Opponent].into_iter().enumerate() {
-            let f = side_features(pos, side);
+        let masks = counts.map(|c| PointMasks::new(&c));
+        for s in 0..2 {
+            let f = side_features(&masks[s], &masks[1 - s]);
             for (k, &v) in f.iter().enumerate() {
                 if v != 0.0 {
                     x.push(RAW_INPUTS + s * FEATURES + k, v);
@@ -109,45 +110,47 @@ impl Inputs {
 }
 
 /// Point masks of one side in its own numbering: bit `t` for its `t`-point (1..=24), bit 0
-/// unused. `(made, blots, any)`: two or more checkers, exactly one, at least one.
-fn point_masks(counts: &[u8; 25]) -> (u32, u32, u32) {
-    let (mut made, mut blots, mut any) = (0u32, 0u32, 0u32);
-    for (i, &n) in counts[..BAR].iter().enumerate() {
-        let bit = 1u32 << (i + 1);
-        if n >= 2 {
-            made |= bit;
+/// unused.
+#[derive(Clone, Copy, Debug)]
+struct PointMasks {
+    /// Two or more checkers.
+    made: u32,
+    /// Exactly one.
+    blots: u32,
+    /// At least one.
+    any: u32,
+    /// Checkers on the bar.
+    on_bar: bool,
+}
+
+impl PointMasks {
+    fn new(counts: &[u8; 25]) -> PointMasks {
+        let mut m = PointMasks {
+            made: 0,
+            blots: 0,
+            any: 0,
+            on_bar: counts[BAR] > 0,
+        };
+        for (i, &n) in counts[..BAR].iter().enumerate() {
+            let bit = 1u32 << (i + 1);
+            if n >= 2 {
+                m.made |= bit;
+            }
+            if n == 1 {
+                m.blots |= bit;
+            }
+            if n >= 1 {
+                m.any |= bit;
+            }
         }
-        if n == 1 {
-            blots |= bit;
-        }
-        if n >= 1 {
-            any |= bit;
-        }
+        m
     }
-    (made, blots, any)
 }
 
 /// Reverses a point mask to the other side's numbering (its `t`-point is our `25 − t`).
 fn mirror(mask: u32) -> u32 {
     (mask.reverse_bits() >> 6) & 0x1FF_FFFE
 }
-
-/// The 21 rolls with their weights out of 36.
-const ROLLS: [(u32, u32, u32); 21] = {
-    let mut r = [(0, 0, 0); 21];
-    let mut k = 0;
-    let mut a = 1;
-    while a <= 6 {
-        let mut b = a;
-        while b <= 6 {
-            r[k] = (a, b, if a == b { 1 } else { 2 });
-            k += 1;
-            b += 1;
-        }
-        a += 1;
-    }
-    r
-};
 
 /// The points checkers at `from` can land on with the roll `d1`-`d2`, each moving alone, in
 /// travel coordinates (bit `v` at `v` pips from the mover's bar, up to 24): a die may carry a
@@ -172,53 +175,49 @@ fn reach(from: u32, blocked: u32, d1: u32, d2: u32) -> u32 {
     }
 }
 
-/// The [`FEATURES`] computed units of `side` (see the module comment).
+/// The [`FEATURES`] computed units of one side (`me`), the other side being `them` (see the
+/// module comment).
 ///
 /// Travel coordinates: the other side's pips travelled from its bar equal our point numbers,
 /// and ours equal its point numbers, so each side's masks serve as the other's travel mask.
-fn side_features(pos: &Position, side: Side) -> [f32; FEATURES] {
-    let me = pos.counts(side);
-    let other = pos.counts(match side {
-        Side::OnRoll => Side::Opponent,
-        Side::Opponent => Side::OnRoll,
-    });
-    let (my_made, my_blots, my_any) = point_masks(&me);
-    let (their_made, _, their_any) = point_masks(&other);
+fn side_features(me: &PointMasks, them: &PointMasks) -> [f32; FEATURES] {
     // Where the other side's checkers start, in its travel coordinates (= our numbering). With
     // checkers on the bar only those move first (a hit with the second die is ignored).
-    let their_from = if other[BAR] > 0 { 1 } else { mirror(their_any) };
-    // Our rearmost checker, in our travel coordinates, and the other side's points within 12
-    // pips in front of it (in our travel coordinates = its numbering).
-    let back = if me[BAR] > 0 {
+    let their_from = if them.on_bar { 1 } else { mirror(them.any) };
+    // Our rearmost checker, in our travel coordinates, and the furthest point the other side
+    // holds within 12 pips in front of it (in our travel coordinates = its numbering): that
+    // checker escapes by landing beyond it. `None` when nothing blocks (or nothing is left).
+    let back = if me.on_bar {
         Some(0)
-    } else if my_any != 0 {
-        Some(25 - (31 - my_any.leading_zeros()))
+    } else if me.any != 0 {
+        Some(25 - (31 - me.any.leading_zeros()))
     } else {
         None
     };
-    let window = back.map_or(0, |v| their_made & (0xFFF << (v + 1)) & 0x1FF_FFFE);
-    let (mut shots, mut loss, mut escapes) = (0, 0, 0);
-    for &(d1, d2, w) in &ROLLS {
-        let hit = reach(their_from, my_made, d1, d2) & my_blots;
+    let escape = back.and_then(|v| {
+        let window = them.made & (0xFFF << (v + 1)) & 0x1FF_FFFE;
+        (window != 0).then(|| (v, 31 - window.leading_zeros()))
+    });
+    let (mut shots, mut loss) = (0, 0);
+    let mut escapes = if escape.is_none() { 36 } else { 0 };
+    for dice in Dice::ALL {
+        let (d1, d2, w) = (dice.high() as u32, dice.low() as u32, dice.weight());
+        let hit = reach(their_from, me.made, d1, d2) & me.blots;
         if hit != 0 {
             shots += w;
             // The most advanced blot hit (lowest point `t`) loses the most: 25 − t pips.
             loss += w * (25 - hit.trailing_zeros());
         }
-        if let (Some(v), true) = (back, window != 0) {
-            let last = 31 - window.leading_zeros();
-            let lands = reach(1 << v, their_made, d1, d2) & !their_made;
+        if let Some((v, last)) = escape {
+            let lands = reach(1 << v, them.made, d1, d2) & !them.made;
             if lands >> (last + 1) != 0 {
                 escapes += w;
             }
         }
     }
-    if window == 0 {
-        escapes = 36;
-    }
     // Longest run of held points.
     let mut run = 0;
-    let mut m = my_made;
+    let mut m = me.made;
     while m != 0 {
         m &= m << 1;
         run += 1;
