@@ -14,7 +14,6 @@ only the choices differ. Prints how many plays differ from the logged ones.
 import argparse
 import json
 import subprocess
-import sys
 
 
 def main():
@@ -27,11 +26,19 @@ def main():
     ap.add_argument("--tabula", default="target/release/tabula")
     a = ap.parse_args()
     if a.every < 1:
-        sys.exit("--every must be at least 1")
+        ap.error("--every must be at least 1")
+    try:
+        lines = open(a.log).readlines()
+        out = open(a.out, "w")
+    except OSError as ex:
+        ap.error(str(ex))
     plays = same = 0
-    with open(a.out, "w") as out:
-        for line in open(a.log):
-            e = json.loads(line)
+    with out:
+        for number, line in enumerate(lines, 1):
+            try:
+                e = json.loads(line)
+            except ValueError:
+                ap.error("%s line %d is not a JSON decision" % (a.log, number))
             if e.get("kind") != "move":
                 continue
             plays += 1
@@ -41,9 +48,12 @@ def main():
                    "--dice", e["dice"], "--plies", str(a.plies), "--threads", "1", "--json"]
             if a.weights:
                 cmd += ["--weights", a.weights]
-            r = subprocess.run(cmd, capture_output=True, text=True)
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True)
+            except OSError as ex:
+                ap.error("cannot run %s: %s" % (a.tabula, ex))
             if r.returncode != 0:
-                sys.exit("tabula failed on %s %s: %s" % (e["base"]["position"], e["dice"],
+                ap.error("tabula failed on %s %s: %s" % (e["base"]["position"], e["dice"],
                                                          r.stderr.strip()))
             moves = json.loads(r.stdout)["moves"]
             reply = moves[0]["play"] if moves else ""
