@@ -1,5 +1,6 @@
 //! `tabula bilitaire …`: show, list moves, play moves and run perft on Bi-litaire positions.
 
+use crate::common::TableFile;
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
@@ -90,6 +91,11 @@ struct SearchArgs {
     /// Key the table without the symmetry reduction.
     #[arg(long)]
     no_symmetry: bool,
+    /// Keep the proven positions in FILE: loaded first when it exists, saved every 5 minutes
+    /// and when the search ends (finished, stopped by a limit or Ctrl-C), so that a stopped
+    /// solve resumes from what it had proven.
+    #[arg(long, value_name = "FILE")]
+    table: Option<std::path::PathBuf>,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -307,18 +313,20 @@ fn solve(
     };
     let searcher = Searcher::new(&table, search_options.clone());
     let json = common.json;
-    let report: SearchReport<_> = match limits {
-        None => match crate::common::with_progress(
+    let context = format!(
+        "bilitaire rules={:?} symmetry={}",
+        common.rules, !search.no_symmetry
+    );
+    let table_file = TableFile::open(&table, search.table.as_deref(), context)?;
+    // `Err(None)`: an exact solve stopped before its value was proven.
+    let searched: Result<SearchReport<_>, Option<CliError>> = match limits {
+        None => crate::common::with_progress(
             &searcher,
             |lo, hi| format!("balls left {lo}..={hi}"),
+            table_file.as_ref(),
             || searcher.solve(&pos),
-        ) {
-            Ok(report) => report,
-            Err(_) => {
-                report_stopped_solve(&searcher, json);
-                return Ok(());
-            }
-        },
+        )
+        .map_err(|_| None),
         Some(_) => searcher
             .analyze(&pos, 200, |p| {
                 let line = format!(
@@ -338,7 +346,22 @@ fn solve(
                     println!("{line}");
                 }
             })
-            .ok_or_else(|| CliError::new("the limits stopped the analysis before depth 1"))?,
+            .ok_or_else(|| {
+                Some(CliError::new(
+                    "the limits stopped the analysis before depth 1",
+                ))
+            }),
+    };
+    if let Some(file) = &table_file {
+        file.save()?;
+    }
+    let report = match searched {
+        Ok(report) => report,
+        Err(None) => {
+            report_stopped_solve(&searcher, json);
+            return Ok(());
+        }
+        Err(Some(e)) => return Err(e),
     };
     // The "both roles" view: what every slider option (action x announcement) is worth,
     // searched for about as long again as the solve (at least 2 s), or in what is left of

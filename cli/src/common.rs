@@ -1,6 +1,6 @@
 //! Pieces every game's commands share.
 
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use serde_json::json;
 use std::time::Instant;
 use tabula_engine::perft::{divide, perft};
@@ -97,21 +97,92 @@ fn progress_every() -> std::time::Duration {
         .unwrap_or(std::time::Duration::from_secs(10))
 }
 
+/// How often a solve with `--table` saves its proven entries while it runs: 300 s, or
+/// `TABULA_TABLE_SAVE_EVERY` seconds.
+fn table_save_every() -> std::time::Duration {
+    std::env::var("TABULA_TABLE_SAVE_EVERY")
+        .ok()
+        .and_then(|v| parse_seconds(&v).ok())
+        .unwrap_or(std::time::Duration::from_secs(300))
+}
+
+/// `--table FILE`: where a solve keeps its proven entries between runs (`tabula_solver::tt_file`),
+/// tagged with the game, rules and keying they belong to.
+pub struct TableFile<'a> {
+    table: &'a tabula_solver::AtomicTable,
+    path: std::path::PathBuf,
+    context: String,
+}
+
+impl<'a> TableFile<'a> {
+    /// With a path: loads the file into `table` when it exists (a damaged file, or one made
+    /// under other rules, is an error); a missing file is a fresh start.
+    pub fn open(
+        table: &'a tabula_solver::AtomicTable,
+        path: Option<&std::path::Path>,
+        context: String,
+    ) -> Result<Option<TableFile<'a>>, CliError> {
+        let Some(path) = path else { return Ok(None) };
+        if path.exists() {
+            let n = tabula_solver::load_proven(table, &context, path)
+                .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+            eprintln!(
+                "table: resuming with {n} proven positions from {}",
+                path.display()
+            );
+        }
+        Ok(Some(TableFile {
+            table,
+            path: path.to_path_buf(),
+            context,
+        }))
+    }
+
+    /// Writes the proven entries (atomically).
+    pub fn save(&self) -> CliResult {
+        let n = tabula_solver::save_proven(self.table, &self.context, &self.path)
+            .map_err(|e| CliError::new(e.to_string()))?;
+        eprintln!(
+            "table: {n} proven positions saved to {}",
+            self.path.display()
+        );
+        Ok(())
+    }
+}
+
 /// Runs `job`, an exact solve with `searcher`, printing a progress line to stderr every
 /// [`progress_every`] until it returns: nodes, speed, and the bounds proven so far (as
-/// `bounds` words them). Solves that finish sooner print nothing.
+/// `bounds` words them). Solves that finish sooner print nothing. With a `checkpoint` file the
+/// proven entries are also saved every [`table_save_every`] (a failed save is reported and
+/// the solve goes on).
 pub fn with_progress<T: tabula_solver::Table, R>(
     searcher: &tabula_solver::Searcher<T>,
     bounds: impl Fn(i32, i32) -> String + Sync,
+    checkpoint: Option<&TableFile>,
     job: impl FnOnce() -> R,
 ) -> R {
     let (done, finished) = std::sync::mpsc::channel::<()>();
     let bounds = &bounds;
-    let every = progress_every();
+    let (progress_every, save_every) = (progress_every(), table_save_every());
+    let tick = match checkpoint {
+        Some(_) => progress_every.min(save_every),
+        None => progress_every,
+    };
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(every)
+            let (mut last_progress, mut last_save) = (Instant::now(), Instant::now());
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(tick)
             {
+                if let Some(file) = checkpoint.filter(|_| last_save.elapsed() >= save_every) {
+                    if let Err(e) = file.save() {
+                        eprintln!("table: {e}");
+                    }
+                    last_save = Instant::now();
+                }
+                if last_progress.elapsed() < progress_every {
+                    continue;
+                }
+                last_progress = Instant::now();
                 let nodes = searcher.nodes();
                 let seconds = searcher.elapsed().as_secs_f64();
                 let proven = searcher

@@ -1,5 +1,6 @@
 //! `tabula pylos …`: show, list moves, play moves, run perft, solve and analyze Pylos positions.
 
+use crate::common::TableFile;
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
@@ -111,6 +112,11 @@ struct SearchArgs {
     /// cheaper; `plies` is then null and `value` is 1 or -1 for the side to move).
     #[arg(long)]
     win_loss: bool,
+    /// Keep the proven positions in FILE: loaded first when it exists, saved every 5 minutes
+    /// and when the search ends (finished, stopped by a limit or Ctrl-C), so that a stopped
+    /// solve resumes from what it had proven.
+    #[arg(long, value_name = "FILE")]
+    table: Option<std::path::PathBuf>,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -455,22 +461,34 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
     let searcher = Searcher::new(&table, options);
     let json = common.json;
     let acyclic = pos.rules().variant == pylos::Variant::Children;
+    if search.win_loss && !(mode == Mode::Solve && acyclic) {
+        return Err(CliError::new(
+            "--win-loss needs `solve` under children rules (the only acyclic rule set)",
+        ));
+    }
+    // Payoffs are the same under --win-loss, so its proven entries serve distance solves too.
+    let context = format!(
+        "pylos rules={:?} takeback={:?} symmetry={}",
+        common.rules, common.takeback, !search.no_symmetry
+    );
+    let table_file = TableFile::open(&table, search.table.as_deref(), context)?;
     if search.win_loss {
-        if !(mode == Mode::Solve && acyclic) {
-            return Err(CliError::new(
-                "--win-loss needs `solve` under children rules (the only acyclic rule set)",
-            ));
-        }
-        return crate::common::with_progress(
+        let result = crate::common::with_progress(
             &searcher,
             |_, _| String::new(),
+            table_file.as_ref(),
             || win_loss_solve(&searcher, &pos, json),
         );
+        if let Some(file) = &table_file {
+            file.save()?;
+        }
+        return result;
     }
     let report: Option<SearchReport<pylos::Move>> = if mode == Mode::Solve && acyclic {
         crate::common::with_progress(
             &searcher,
             |lo, hi| proven_so_far(&pos, lo, hi),
+            table_file.as_ref(),
             || exact_solve(&searcher, &table, &pos),
         )
     } else {
@@ -497,6 +515,9 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
             }
         })
     };
+    if let Some(file) = &table_file {
+        file.save()?;
+    }
     // A search the limits stopped is not an error: the answer is simply not known.
     let stopped = report.is_none();
     let (v, best, pv, depth) = match &report {

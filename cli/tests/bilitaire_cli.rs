@@ -159,6 +159,73 @@ fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
     assert!(1 <= lower && lower <= upper && upper <= 27, "{v}");
 }
 
+/// `--table FILE`: a long solve saves what it has proven while it runs and again on Ctrl-C, and
+/// a later solve (of any position under the same rules) starts from it.
+#[test]
+fn a_solve_keeps_its_proven_positions_in_a_table_file() {
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("tabula-bilitaire-table-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("standard.tt");
+    let file = file.to_str().unwrap();
+    let long = "..oo..--/.ooo.o--/o.oo--../o...--../----.ooo/----..oo/ooooo.../ooooo.oo s";
+    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args([
+            "bilitaire",
+            "solve",
+            "--position",
+            long,
+            "--json",
+            "--table",
+            file,
+        ])
+        .env("TABULA_TABLE_SAVE_EVERY", "0.4")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait for tabula");
+    assert_eq!(out.status.code(), Some(130), "{}", stdout(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // At least one checkpoint while it ran, and the save after the stop.
+    let saves = stderr.matches("proven positions saved to").count();
+    assert!(saves >= 2, "{stderr}");
+    assert!(std::path::Path::new(file).exists());
+
+    let short = "--..o.--/--....--/......../..oo..../--..o.oo/--ooo.oo/oooooo--/oooooo-- s";
+    let solve = || {
+        let out = common::tabula(&[
+            "bilitaire",
+            "solve",
+            "--position",
+            short,
+            "--json",
+            "--table",
+            file,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(stderr.contains("table: resuming with "), "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+        assert_eq!(v["value"], 18, "{v}");
+        v["nodes"].as_u64().unwrap()
+    };
+    let first = solve();
+    let second = solve();
+    assert!(second * 100 < first, "{second} nodes after {first}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_long_solve_reports_progress_on_stderr() {
     // A 23-ball position of the benchmark suite (value 18, a few tenths of a second), with

@@ -109,6 +109,74 @@ fn win_loss_solve_agrees_with_the_full_solve() {
     assert_eq!(stopped["stopped"], true, "{stopped}");
 }
 
+/// `--table FILE`: a solve stopped by its node limit saves what it proved; the next run loads
+/// it, gives the value of an uninterrupted solve, and searches fewer nodes than one; a damaged
+/// file or one made under other rules is refused.
+#[test]
+fn a_stopped_solve_resumes_from_its_table_file() {
+    let text = position_after(&format!("{LEVEL0} 1a1 1b1 1c1")).to_string();
+    let dir = std::env::temp_dir().join(format!("tabula-pylos-table-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("children.tt");
+    let file = file.to_str().unwrap();
+    let solve = |extra: &[&str]| {
+        let mut args = vec![
+            "pylos", "solve", "--rules", "children", "-p", &text, "--json",
+        ];
+        args.extend_from_slice(extra);
+        json_output(&args)
+    };
+    let fresh = solve(&[]);
+    assert_eq!(fresh["exact"], true, "{fresh}");
+    let stopped = solve(&["--nodes", "20000", "--table", file]);
+    assert_eq!(stopped["stopped"], true, "{stopped}");
+    assert!(std::path::Path::new(file).exists());
+    let resumed = solve(&["--table", file]);
+    for field in ["result", "plies", "value", "best", "exact"] {
+        assert_eq!(
+            resumed[field], fresh[field],
+            "{field}: {resumed} vs {fresh}"
+        );
+    }
+    let (fresh_nodes, resumed_nodes) = (fresh["nodes"].as_u64(), resumed["nodes"].as_u64());
+    assert!(resumed_nodes < fresh_nodes, "{resumed} vs {fresh}");
+    // Now everything is proven: a third run barely searches.
+    let again = solve(&["--table", file]);
+    assert_eq!(again["value"], fresh["value"]);
+    assert!(
+        again["nodes"].as_u64().unwrap() * 100 < fresh_nodes.unwrap(),
+        "{again}"
+    );
+
+    let bytes = std::fs::read(file).unwrap();
+    let args = |file: &str, rules: &'static str| {
+        [
+            "pylos", "solve", "--rules", rules, "-p", &text, "--table", file,
+        ]
+        .map(String::from)
+    };
+    assert_bad_input(
+        &args(file, "standard").each_ref().map(String::as_str),
+        "made for `pylos rules=Children",
+    );
+    let damaged = dir.join("damaged.tt");
+    let mut flipped = bytes.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x40;
+    std::fs::write(&damaged, &flipped).unwrap();
+    let damaged = damaged.to_str().unwrap();
+    assert_bad_input(
+        &args(damaged, "children").each_ref().map(String::as_str),
+        "checksum",
+    );
+    std::fs::write(damaged, &bytes[..bytes.len() - 10]).unwrap();
+    assert_bad_input(
+        &args(damaged, "children").each_ref().map(String::as_str),
+        "truncated",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn analyze_reports_progress_and_the_same_fields() {
     let text = position_after(&format!("{LEVEL0} 1a1 1b1 1c1 1a2")).to_string();

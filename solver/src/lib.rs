@@ -4,6 +4,7 @@
 //!   iterative-deepening anytime analysis, young-brothers-wait parallelism on rayon.
 //! - [`tt`]: the lock-free fixed-size [`tt::AtomicTable`] (and the `dashmap` table it was
 //!   measured against).
+//! - [`tt_file`]: a table's proven entries saved to disk and loaded back (resumable solves).
 //! - [`eval`]: heuristic evaluations for ordering and depth-limited search.
 //! - [`minimax`]: plain minimax, the reference for tests.
 //! - [`backgammon`]: the backgammon neural-net evaluator (self-play TD(λ)) and its expectimax
@@ -14,7 +15,9 @@ pub mod eval;
 pub mod minimax;
 pub mod search;
 pub mod tt;
+pub mod tt_file;
 
 pub use eval::Evaluate;
 pub use search::{Aborted, Bounds, MoveValue, Progress, SearchOptions, SearchReport, Searcher};
 pub use tt::{AtomicTable, DashTable, Entry, Table};
+pub use tt_file::{load_proven, save_proven, TableFileError};

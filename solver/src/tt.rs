@@ -119,6 +119,17 @@ impl AtomicTable {
         }
     }
 
+    /// Every entry the table holds, as of reading it (a slot a writer is inside is skipped).
+    pub fn entries(&self) -> impl Iterator<Item = (u128, Entry)> + '_ {
+        self.buckets
+            .iter()
+            .flat_map(|b| b.slots.iter())
+            .filter_map(|slot| match Self::read(slot) {
+                Some((key, data)) if data != 0 => Some((key, Entry::unpack(data).0)),
+                _ => None,
+            })
+    }
+
     /// Capacity in entries.
     pub fn capacity(&self) -> usize {
         self.buckets.len() * SLOTS_PER_BUCKET
