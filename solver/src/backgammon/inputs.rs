@@ -13,8 +13,15 @@
 //!   other side holds within 12 pips in front of it (1 when there is none);
 //! - prime: the longest run of points this side holds, over 6 (at most 1).
 //!
-//! [`INPUTS`] = 206. The contact and race nets take the same inputs. Weights trained on the raw
-//! 198 alone still load: the computed units get zero weights (see `weights.rs`).
+//! Then [`BLOCKADE_FEATURES`] more per side (on roll first), added later:
+//! - containment: how well the other side's points hold back a checker of this side at the back,
+//!   `1 − min / 36` where `min` is the fewest rolls on which a checker escapes past the other
+//!   side's points within 12 pips in front of it, over start points from the bar to 9 pips on;
+//! - dance: with this side on the bar, the share of rolls that fail to enter, `(closed / 6)²`.
+//!
+//! [`INPUTS`] = 210. The contact and race nets take the same inputs. Each earlier layout
+//! ([`LAYOUTS`]) is a prefix of the current one, so weights trained on it still load: the
+//! units it lacks get zero weights (see `weights.rs`).
 //!
 //! Most units are zero, so the inputs are kept sparse: the net adds one weight row per
 //! non-zero unit.
@@ -25,10 +32,14 @@ use tabula_engine::backgammon::{Dice, Position, Side, BAR};
 pub const SIDE_INPUTS: usize = 24 * 4 + 3;
 /// The raw board units of both sides (TD-Gammon's encoding).
 pub const RAW_INPUTS: usize = 2 * SIDE_INPUTS;
-/// Computed units per side.
+/// Computed units per side: shots, pip loss, escapes, prime.
 pub const FEATURES: usize = 4;
+/// Later computed units per side: containment, dance.
+pub const BLOCKADE_FEATURES: usize = 2;
 /// Units in all.
-pub const INPUTS: usize = RAW_INPUTS + 2 * FEATURES;
+pub const INPUTS: usize = RAW_INPUTS + 2 * FEATURES + 2 * BLOCKADE_FEATURES;
+/// The input counts weights files have had, oldest first; each is a prefix of the next.
+pub const LAYOUTS: [usize; 3] = [RAW_INPUTS, RAW_INPUTS + 2 * FEATURES, INPUTS];
 
 /// The non-zero inputs of a position: `(index, value)` pairs in increasing index order.
 #[derive(Clone, Debug)]
@@ -86,6 +97,14 @@ impl Inputs {
             for (k, &v) in f.iter().enumerate() {
                 if v != 0.0 {
                     x.push(RAW_INPUTS + s * FEATURES + k, v);
+                }
+            }
+        }
+        for s in 0..2 {
+            let f = blockade_features(&masks[s], &masks[1 - s]);
+            for (k, &v) in f.iter().enumerate() {
+                if v != 0.0 {
+                    x.push(RAW_INPUTS + 2 * FEATURES + s * BLOCKADE_FEATURES + k, v);
                 }
             }
         }
@@ -228,6 +247,76 @@ fn side_features(me: &PointMasks, them: &PointMasks) -> [f32; FEATURES] {
         escapes as f32 / 36.0,
         (run as f32 / 6.0).min(1.0),
     ]
+}
+
+/// `ESCAPES[w]`: of the 36 rolls, those on which a lone checker passes every point held in
+/// front of it, `w` holding bit `j − 1` when the point `j` pips on (1 to 12) is held. Points
+/// further on count as open; a die may not land on a held point.
+static ESCAPES: [u8; 4096] = escapes_table();
+
+const fn escapes_table() -> [u8; 4096] {
+    let mut table = [0u8; 4096];
+    let mut w = 0;
+    while w < 4096 {
+        table[w] = escapes_from(w as u32);
+        w += 1;
+    }
+    table
+}
+
+const fn escapes_from(window: u32) -> u8 {
+    if window == 0 {
+        return 36;
+    }
+    let last = 32 - window.leading_zeros(); // the furthest held point, in pips
+    let mut rolls = 0;
+    let mut a = 1;
+    while a <= 6 {
+        let mut b = 1;
+        while b <= 6 {
+            let escapes = if a == b {
+                let mut at = 0;
+                let mut step = 0;
+                while step < 4 && at <= last && is_open(window, at + a) {
+                    at += a;
+                    step += 1;
+                }
+                at > last
+            } else {
+                (a > last && is_open(window, a))
+                    || (b > last && is_open(window, b))
+                    || (a + b > last
+                        && is_open(window, a + b)
+                        && (is_open(window, a) || is_open(window, b)))
+            };
+            rolls += escapes as u8;
+            b += 1;
+        }
+        a += 1;
+    }
+    rolls
+}
+
+/// Whether the point `p` pips on is open in an [`ESCAPES`] window.
+const fn is_open(window: u32, p: u32) -> bool {
+    p > 12 || window & (1 << (p - 1)) == 0
+}
+
+/// The [`BLOCKADE_FEATURES`] of one side (`me`) against the other (`them`): containment and
+/// dance (see the module comment).
+fn blockade_features(me: &PointMasks, them: &PointMasks) -> [f32; BLOCKADE_FEATURES] {
+    // Their points in our travel coordinates (= their numbering); start `v` pips from our bar.
+    let fewest = (0..10)
+        .map(|v| ESCAPES[((them.made >> (v + 1)) & 0xFFF) as usize])
+        .min()
+        .unwrap_or(36);
+    let dance = if me.on_bar {
+        let closed = (them.made & 0x7E).count_ones() as f32;
+        (closed / 6.0) * (closed / 6.0)
+    } else {
+        0.0
+    };
+    [1.0 - fewest as f32 / 36.0, dance]
 }
 
 /// The furthest-back checker of `side` on its own numbering: 25 for the bar, 0 when none.
@@ -374,6 +463,53 @@ mod tests {
         let pos = Position::from_counts(me, opp).unwrap();
         assert_eq!(features(&pos, 0)[2], 0.0);
         assert_eq!(features(&pos, 1)[3], 1.0);
+    }
+
+    /// The blockade units of the player on roll (`0`) or the opponent (`1`).
+    fn blockade(pos: &Position, side: usize) -> Vec<f32> {
+        let d = Inputs::new(pos).dense();
+        let at = RAW_INPUTS + 2 * FEATURES + side * BLOCKADE_FEATURES;
+        d[at..at + BLOCKADE_FEATURES].to_vec()
+    }
+
+    #[test]
+    fn escape_table_counts_by_hand() {
+        assert_eq!(ESCAPES[0], 36);
+        // One point held 6 pips on: as in `escapes_and_primes`, 20 rolls. 7 pips on: totals of
+        // 8 or more (12 rolls), 2-2, 3-3, 4-4, 5-5 and 6-6.
+        assert_eq!(ESCAPES[1 << 5], 20);
+        assert_eq!(ESCAPES[1 << 6], 17);
+        // Six in a row 1 to 6 pips on: nothing passes; 2 to 7: nothing; 1 to 5: the 11 rolls
+        // with a 6.
+        assert_eq!(ESCAPES[0b11_1111], 0);
+        assert_eq!(ESCAPES[0b111_1110], 0);
+        assert_eq!(ESCAPES[0b1_1111], 11);
+        // Held 12 pips on only: non-doubles cannot pass it; 6-6, 4-4 and 3-3 land on it and
+        // stop; 5-5 goes 5, 10, 15.
+        assert_eq!(ESCAPES[1 << 11], 1);
+    }
+
+    #[test]
+    fn containment_and_dance_by_hand() {
+        // No points held: nothing contained, nothing to enter.
+        let mut me = [0u8; 25];
+        let mut opp = [0u8; 25];
+        me[20] = 1;
+        opp[0] = 2;
+        let pos = Position::from_counts(me, opp).unwrap();
+        // The opponent's ace point only: from the bar, every roll but 1-1 passes it.
+        assert_eq!(blockade(&pos, 0)[0], 1.0 - 35.0 / 36.0);
+        assert_eq!(blockade(&pos, 0)[1], 0.0);
+        // A full prime from the opponent's 2- to 7-point contains fully; on the bar against
+        // its 2- to 6-points closed (five), 25 of 36 rolls dance.
+        opp[1..7].fill(2);
+        opp[0] = 0;
+        me[20] = 0;
+        me[BAR] = 1;
+        let pos = Position::from_counts(me, opp).unwrap();
+        assert_eq!(blockade(&pos, 0), vec![1.0, 25.0 / 36.0]);
+        // The opponent holds nothing of ours: its units are zero.
+        assert_eq!(blockade(&pos, 1), vec![0.0, 0.0]);
     }
 
     #[test]

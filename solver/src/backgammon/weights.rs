@@ -7,7 +7,7 @@
 //! | 8 | magic `TABULANN` |
 //! | 4 | format version, [`VERSION`] |
 //! | 4 | number of nets, 2 (contact, then race) |
-//! | 2 × 12 | per net: inputs ([`INPUTS`], or [`RAW_INPUTS`] for nets without the computed inputs), hidden units, outputs ([`OUTPUTS`]) |
+//! | 2 × 12 | per net: inputs ([`INPUTS`], or an earlier count of [`LAYOUTS`]), hidden units, outputs ([`OUTPUTS`]) |
 //! | 8 | self-play games trained |
 //! | 8 | training RNG state (so that `--resume` continues the same games) |
 //! | … | per net: `w1` (inputs × hidden, input-major), `b1`, `w2` (outputs × hidden), `b2`, f32 |
@@ -17,7 +17,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::inputs::{INPUTS, RAW_INPUTS};
+use super::inputs::{INPUTS, LAYOUTS};
 use super::net::{Evaluator, Net, MAX_HIDDEN, OUTPUTS};
 
 /// The magic bytes at the start of a weights file.
@@ -184,9 +184,9 @@ impl NetFile {
         for (k, h) in hidden.iter_mut().enumerate() {
             let o = 16 + 12 * k;
             let (i, n, out) = (u32_at(o), u32_at(o + 4), u32_at(o + 8));
-            if ![INPUTS, RAW_INPUTS].contains(&(i as usize)) || out as usize != OUTPUTS {
+            if !LAYOUTS.contains(&(i as usize)) || out as usize != OUTPUTS {
                 return Err(WeightsError::Shape(format!(
-                    "net {k} is {i}-{n}-{out}, this build needs {INPUTS} (or {RAW_INPUTS}) inputs and {OUTPUTS} outputs"
+                    "net {k} is {i}-{n}-{out}, this build needs {LAYOUTS:?} inputs and {OUTPUTS} outputs"
                 )));
             }
             inputs[k] = i as usize;
@@ -224,7 +224,7 @@ impl NetFile {
         let mut nets = Vec::with_capacity(2);
         for (&i, &n) in inputs.iter().zip(&hidden) {
             let mut w1 = floats(i * n);
-            // A net trained on the raw inputs alone: the computed ones get zero weights, so it
+            // A net trained on an earlier layout: the units it lacks get zero weights, so it
             // evaluates exactly as before (and training can start from it).
             w1.resize(INPUTS * n, 0.0);
             let b1 = floats(n);
@@ -363,33 +363,35 @@ mod tests {
         assert!(matches!(NetFile::decode(&bad), Err(WeightsError::Shape(_))));
     }
 
-    /// A file written before the computed inputs existed (raw inputs only) loads with zero
-    /// weights on them, so it evaluates as it did.
+    /// A file of each earlier input layout (the raw inputs only; without the blockade units)
+    /// loads with zero weights on the units it lacks, so it evaluates as it did.
     #[test]
-    fn raw_input_nets_load_with_zero_feature_weights() {
-        let mut f = sample();
-        let nets = [&mut f.evaluator.contact, &mut f.evaluator.race];
-        let mut old = Vec::new();
-        old.extend_from_slice(MAGIC);
-        put_u32(&mut old, VERSION);
-        put_u32(&mut old, 2);
-        for n in &nets {
-            for v in [RAW_INPUTS, n.hidden, OUTPUTS] {
-                put_u32(&mut old, v as u32);
+    fn earlier_layouts_load_with_zero_weights_on_later_inputs() {
+        for &inputs in &LAYOUTS[..LAYOUTS.len() - 1] {
+            let mut f = sample();
+            let nets = [&mut f.evaluator.contact, &mut f.evaluator.race];
+            let mut old = Vec::new();
+            old.extend_from_slice(MAGIC);
+            put_u32(&mut old, VERSION);
+            put_u32(&mut old, 2);
+            for n in &nets {
+                for v in [inputs, n.hidden, OUTPUTS] {
+                    put_u32(&mut old, v as u32);
+                }
             }
+            old.extend_from_slice(&f.games.to_le_bytes());
+            old.extend_from_slice(&f.rng_state.to_le_bytes());
+            for n in nets {
+                n.w1[inputs * n.hidden..].fill(0.0);
+                put_f32s(&mut old, &n.w1[..inputs * n.hidden]);
+                put_f32s(&mut old, &n.b1);
+                put_f32s(&mut old, &n.w2);
+                put_f32s(&mut old, &n.b2);
+            }
+            let sum = fnv1a64(&old);
+            old.extend_from_slice(&sum.to_le_bytes());
+            assert_eq!(NetFile::decode(&old), Ok(f), "{inputs} inputs");
         }
-        old.extend_from_slice(&f.games.to_le_bytes());
-        old.extend_from_slice(&f.rng_state.to_le_bytes());
-        for n in nets {
-            n.w1[RAW_INPUTS * n.hidden..].fill(0.0);
-            put_f32s(&mut old, &n.w1[..RAW_INPUTS * n.hidden]);
-            put_f32s(&mut old, &n.b1);
-            put_f32s(&mut old, &n.w2);
-            put_f32s(&mut old, &n.b2);
-        }
-        let sum = fnv1a64(&old);
-        old.extend_from_slice(&sum.to_le_bytes());
-        assert_eq!(NetFile::decode(&old), Ok(f));
     }
 
     #[test]
