@@ -133,13 +133,19 @@ fn interactive_match_plays_two_rounds_and_scores_them() {
     assert!(text.contains("match result"), "{text}");
 }
 
-#[test]
-fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
+/// A 27-ball position whose solve takes minutes, far longer than the tests wait.
+const LONG_SOLVE: &str =
+    "..oo..--/.ooo.o--/o.oo--../o...--../----.ooo/----..oo/ooooo.../ooooo.oo s";
+
+/// `bilitaire solve` of [`LONG_SOLVE`] with `extra` arguments and `env`, stopped by SIGINT
+/// after 1.5 s; checks it exited with code 130.
+fn interrupted_long_solve(extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     use std::process::{Command, Stdio};
-    // A 27-ball position that takes minutes, far longer than the test waits.
-    let position = "..oo..--/.ooo.o--/o.oo--../o...--../----.ooo/----..oo/ooooo.../ooooo.oo s";
+    let mut args = vec!["bilitaire", "solve", "--position", LONG_SOLVE, "--json"];
+    args.extend_from_slice(extra);
     let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(["bilitaire", "solve", "--position", position, "--json"])
+        .args(&args)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -152,6 +158,12 @@ fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
     assert!(killed.success());
     let out = child.wait_with_output().expect("wait for tabula");
     assert_eq!(out.status.code(), Some(130), "{}", stdout(&out));
+    out
+}
+
+#[test]
+fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
+    let out = interrupted_long_solve(&[], &[]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
     assert_eq!(v["stopped"], true, "{v}");
     assert_eq!(v["exact"], false, "{v}");
@@ -163,35 +175,11 @@ fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
 /// a later solve (of any position under the same rules) starts from it.
 #[test]
 fn a_solve_keeps_its_proven_positions_in_a_table_file() {
-    use std::process::{Command, Stdio};
     let dir = std::env::temp_dir().join(format!("tabula-bilitaire-table-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("standard.tt");
     let file = file.to_str().unwrap();
-    let long = "..oo..--/.ooo.o--/o.oo--../o...--../----.ooo/----..oo/ooooo.../ooooo.oo s";
-    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args([
-            "bilitaire",
-            "solve",
-            "--position",
-            long,
-            "--json",
-            "--table",
-            file,
-        ])
-        .env("TABULA_TABLE_SAVE_EVERY", "0.4")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
-    let out = child.wait_with_output().expect("wait for tabula");
-    assert_eq!(out.status.code(), Some(130), "{}", stdout(&out));
+    let out = interrupted_long_solve(&["--table", file], &[("TABULA_TABLE_SAVE_EVERY", "0.4")]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     // At least one checkpoint while it ran, and the save after the stop.
     let saves = stderr.matches("proven positions saved to").count();

@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 
 use super::inputs::{INPUTS, LAYOUTS};
 use super::net::{Evaluator, Net, MAX_HIDDEN, OUTPUTS};
+use tabula_tablebase::format::Fnv1a;
 
 /// The magic bytes at the start of a weights file.
 pub const MAGIC: &[u8; 8] = b"TABULANN";
@@ -91,14 +92,11 @@ impl fmt::Display for WeightsError {
 
 impl std::error::Error for WeightsError {}
 
-/// FNV-1a, 64 bits.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+/// FNV-1a, 64 bits, as the tablebase files use it.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut sum = Fnv1a::new();
+    sum.update(bytes);
+    sum.finish()
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
