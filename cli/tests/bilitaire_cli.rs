@@ -138,8 +138,13 @@ const LONG_SOLVE: &str =
     "..oo..--/.ooo.o--/o.oo--../o...--../----.ooo/----..oo/ooooo.../ooooo.oo s";
 
 /// `bilitaire solve` of [`LONG_SOLVE`] with `extra` arguments and `env`, stopped by SIGINT
-/// after 1.5 s; checks it exited with code 130.
-fn interrupted_long_solve(extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+/// once 1.5 s have passed and `ready()` holds (polled for up to a minute); checks it exited
+/// with code 130.
+fn interrupted_long_solve(
+    extra: &[&str],
+    env: &[(&str, &str)],
+    ready: impl Fn() -> bool,
+) -> std::process::Output {
     use std::process::{Command, Stdio};
     let mut args = vec!["bilitaire", "solve", "--position", LONG_SOLVE, "--json"];
     args.extend_from_slice(extra);
@@ -151,6 +156,12 @@ fn interrupted_long_solve(extra: &[&str], env: &[(&str, &str)]) -> std::process:
         .spawn()
         .expect("run tabula");
     std::thread::sleep(std::time::Duration::from_millis(1500));
+    for _ in 0..600 {
+        if ready() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     let killed = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -163,7 +174,7 @@ fn interrupted_long_solve(extra: &[&str], env: &[(&str, &str)]) -> std::process:
 
 #[test]
 fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
-    let out = interrupted_long_solve(&[], &[]);
+    let out = interrupted_long_solve(&[], &[], || true);
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
     assert_eq!(v["stopped"], true, "{v}");
     assert_eq!(v["exact"], false, "{v}");
@@ -179,7 +190,12 @@ fn a_solve_keeps_its_proven_positions_in_a_table_file() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("standard.tt");
     let file = file.to_str().unwrap();
-    let out = interrupted_long_solve(&["--table", file], &[("TABULA_TABLE_SAVE_EVERY", "0.4")]);
+    // Stopped only after a checkpoint has written the file (slow machines start slowly).
+    let out = interrupted_long_solve(
+        &["--table", file],
+        &[("TABULA_TABLE_SAVE_EVERY", "0.4")],
+        || std::path::Path::new(file).exists(),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     // At least one checkpoint while it ran, and the save after the stop.
     let saves = stderr.matches("proven positions saved to").count();
