@@ -13,11 +13,10 @@
 //! everything before it. Files are written to `FILE.tmp` and renamed into place.
 
 use std::fmt;
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::path::Path;
 
-use tabula_tablebase::format::{temp_path, Fnv1a};
+use tabula_tablebase::format::{write_atomic, Fnv1a};
 
 use crate::tt::{AtomicTable, Entry, Table};
 
@@ -92,19 +91,7 @@ pub fn save_proven(
     sum.update(&out);
     out.extend_from_slice(&sum.finish().to_le_bytes());
 
-    let tmp = temp_path(path);
-    let io =
-        |e: std::io::Error| TableFileError::Io(format!("cannot write {}: {e}", path.display()));
-    let written = (|| {
-        let mut file = File::create(&tmp)?;
-        file.write_all(&out)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(io(e));
-    }
+    write_atomic(path, &[&out]).map_err(|e| TableFileError::Io(format!("cannot write {e}")))?;
     Ok(entries.len())
 }
 
@@ -235,7 +222,7 @@ mod tests {
         let path = temp_file("round-trip.tt");
         let n = save_proven(&sample_table(), "game x", &path).unwrap();
         assert_eq!(n, 2);
-        assert!(!temp_path(&path).exists());
+        assert!(!tabula_tablebase::format::temp_path(&path).exists());
         let table = AtomicTable::with_buckets(64);
         assert_eq!(load_proven(&table, "game x", &path), Ok(2));
         assert_eq!(table.probe(11), Some(proven(-3, 5, 4)));

@@ -192,15 +192,21 @@ pub fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Writes header and payload to `path` atomically: `<path>.tmp`, fsync, rename, then a
-/// best-effort fsync of the directory. On failure the temporary file is removed.
+/// Writes header and payload to `path` atomically (see [`write_atomic`]).
 pub fn write(path: &Path, shape: &Shape, payload: &[u8]) -> Result<(), TablebaseError> {
+    write_atomic(path, &[&header(shape, payload), payload])
+}
+
+/// Writes `parts`, one after the other, to `path` atomically: `<path>.tmp`, fsync, rename, then
+/// a best-effort fsync of the directory. On failure the temporary file is removed. Every file
+/// Tabula writes (databases, net weights, solver tables) goes through here.
+pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<(), TablebaseError> {
     let tmp = temp_path(path);
     let result = (|| {
         let mut file = File::create(&tmp).map_err(io_error(&tmp))?;
-        file.write_all(&header(shape, payload))
-            .map_err(io_error(&tmp))?;
-        file.write_all(payload).map_err(io_error(&tmp))?;
+        for part in parts {
+            file.write_all(part).map_err(io_error(&tmp))?;
+        }
         file.sync_all().map_err(io_error(&tmp))?;
         drop(file);
         fs::rename(&tmp, path).map_err(io_error(path))

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use super::inputs::{INPUTS, LAYOUTS};
 use super::net::{Evaluator, Net, MAX_HIDDEN, OUTPUTS};
-use tabula_tablebase::format::Fnv1a;
+use tabula_tablebase::format::{write_atomic, Fnv1a};
 
 /// The magic bytes at the start of a weights file.
 pub const MAGIC: &[u8; 8] = b"TABULANN";
@@ -268,18 +268,8 @@ impl NetFile {
     /// Writes `path` atomically: `path.tmp` first, then a rename over `path`, so that an
     /// interrupted write never leaves a damaged file behind.
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        let io =
-            |e: std::io::Error| WeightsError::Io(format!("cannot write {}: {e}", path.display()));
-        {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp).map_err(io)?;
-            f.write_all(&self.encode()).map_err(io)?;
-            f.sync_all().map_err(io)?;
-        }
-        std::fs::rename(&tmp, path).map_err(io)
+        write_atomic(path, &[&self.encode()])
+            .map_err(|e| WeightsError::Io(format!("cannot write {e}")))
     }
 }
 
