@@ -198,8 +198,9 @@ pub fn write(path: &Path, shape: &Shape, payload: &[u8]) -> Result<(), Tablebase
 }
 
 /// Writes `parts`, one after the other, to `path` atomically: `<path>.tmp`, fsync, rename, then
-/// a best-effort fsync of the directory. On failure the temporary file is removed. Every file
-/// Tabula writes (databases, net weights, solver tables) goes through here.
+/// a best-effort fsync of the directory. On failure the temporary file is removed. Databases,
+/// net weights and solver tables are written through here; the CLI's bearoff cache is not, as
+/// several processes may build it at once and each needs its own temporary name.
 pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<(), TablebaseError> {
     let tmp = temp_path(path);
     let result = (|| {
