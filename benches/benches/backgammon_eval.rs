@@ -5,10 +5,10 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use tabula_engine::backgammon::{Dice, PlayList, Position};
-use tabula_solver::backgammon::baseline::{opening_roll, roll, Player};
-use tabula_solver::backgammon::inputs::is_contact;
-use tabula_solver::backgammon::search::with_threads;
-use tabula_solver::backgammon::{weights, Evaluator, Rng, SearchOptions, Searcher};
+use tabula_gammon::baseline::{opening_roll, roll, Player};
+use tabula_gammon::inputs::is_contact;
+use tabula_gammon::search::with_threads;
+use tabula_gammon::{weights, Evaluator, Rng, SearchOptions, Searcher};
 
 /// Every position before a roll in `games` games of the pip-count racer against the random
 /// player from `seed`.

@@ -2,16 +2,11 @@
 //! the error convention of [`error`]: one line on stderr, exit code 2.
 
 mod backgammon;
-mod backgammon_bearoff;
-mod backgammon_external;
-mod backgammon_game;
 mod bilitaire;
-mod bilitaire_game;
 mod common;
 mod error;
 mod interactive;
 mod pylos;
-mod pylos_game;
 mod tablebase;
 
 use clap::{Parser, Subcommand};

@@ -7,10 +7,9 @@
 //! - [`tt_file`]: a table's proven entries saved to disk and loaded back (resumable solves).
 //! - [`eval`]: heuristic evaluations for ordering and depth-limited search.
 //! - [`minimax`]: plain minimax, the reference for tests.
-//! - [`backgammon`]: the backgammon neural-net evaluator (self-play TD(λ)) and its expectimax
+
 //!   search.
 
-pub mod backgammon;
 pub mod eval;
 pub mod minimax;
 pub mod search;

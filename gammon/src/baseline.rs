@@ -7,8 +7,8 @@
 
 use tabula_engine::backgammon::{Dice, PlayList, Position, Side};
 
-use super::net::{equity, game_over, Evaluator};
-use super::rng::Rng;
+use crate::net::{equity, game_over, Evaluator};
+use crate::rng::Rng;
 
 /// Plies after which a game is abandoned (scored 0); never reached in practice.
 pub const MAX_PLIES: u32 = 10_000;
@@ -41,7 +41,7 @@ pub fn opening_roll(rng: &mut Rng) -> Dice {
 
 /// The index in `list` of the play with the highest 0-ply equity for the mover, with its
 /// probabilities (ties to the first). `list` must not be empty.
-pub fn best_net_play(eval: &Evaluator, list: &PlayList) -> (usize, super::Probabilities) {
+pub fn best_net_play(eval: &Evaluator, list: &PlayList) -> (usize, crate::Probabilities) {
     let mut best = (0, [0.0; 5]);
     let mut best_eq = f32::NEG_INFINITY;
     for i in 0..list.len() {

@@ -16,11 +16,11 @@
 
 use tabula_engine::backgammon::{PlayList, Position};
 
-use super::baseline::{best_net_play, opening_roll, roll, MAX_PLIES};
-use super::inputs::{is_contact, Inputs, INPUTS};
-use super::net::{Evaluator, Net, Probabilities, MAX_HIDDEN, OUTPUTS};
-use super::rng::Rng;
-use super::weights::NetFile;
+use crate::baseline::{best_net_play, opening_roll, roll, MAX_PLIES};
+use crate::inputs::{is_contact, Inputs, INPUTS};
+use crate::net::{Evaluator, Net, Probabilities, MAX_HIDDEN, OUTPUTS};
+use crate::rng::Rng;
+use crate::weights::NetFile;
 
 /// Hidden units of a fresh contact net.
 pub const CONTACT_HIDDEN: usize = 80;
@@ -296,7 +296,7 @@ impl Trainer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backgammon::baseline::{versus, Player};
+    use crate::baseline::{versus, Player};
 
     #[test]
     fn training_is_deterministic_and_resumable() {
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn shipped_net_beats_the_baselines() {
-        let eval = crate::backgammon::weights::builtin().unwrap();
+        let eval = crate::weights::builtin().unwrap();
         let r = versus(Player::Net(eval), Player::PipCount, 200, 9);
         assert!(r.win_rate() > 0.8, "{r:?}");
         let r = versus(Player::Net(eval), Player::Random, 200, 9);

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use tabula_engine::backgammon::{Dice, Play, PlayList, Position};
 
-use super::net::{equity, game_over, invert, Evaluator, Probabilities};
+use crate::net::{equity, game_over, invert, Evaluator, Probabilities};
 
 /// The deepest search offered.
 pub const MAX_PLIES: u8 = 3;
@@ -276,7 +276,7 @@ pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backgammon::rng::Rng;
+    use crate::rng::Rng;
 
     fn evaluator() -> Evaluator {
         let mut rng = Rng::new(5);

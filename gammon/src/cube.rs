@@ -36,7 +36,7 @@
 
 use tabula_engine::backgammon::{met, MAX_CUBE, MAX_MATCH_LENGTH};
 
-use super::net::Probabilities;
+use crate::net::Probabilities;
 
 /// The customary cube efficiency for Janowski's model.
 pub const DEFAULT_CUBE_EFFICIENCY: f64 = 0.68;

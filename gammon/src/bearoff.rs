@@ -2,7 +2,7 @@
 //! both sides have every checker home, the race is two independent bear-offs, and the database's
 //! distributions of the rolls each side needs give the winning and gammon chances directly.
 
-use super::Probabilities;
+use crate::Probabilities;
 use std::sync::Arc;
 use tabula_engine::backgammon::{Position, Side};
 use tabula_tablebase::bearoff::{home_board, OneSided};

@@ -3,8 +3,8 @@
 
 use tabula_engine::backgammon::{Position, Side, BAR, CHECKERS};
 
-use super::inputs::{is_contact, Inputs, INPUTS};
-use super::rng::Rng;
+use crate::inputs::{is_contact, Inputs, INPUTS};
+use crate::rng::Rng;
 
 /// Outputs of a net: `[win, win gammon, win backgammon, lose gammon, lose backgammon]`.
 pub const OUTPUTS: usize = 5;
@@ -198,7 +198,7 @@ pub struct Evaluator {
     pub contact: Net,
     pub race: Net,
     /// Exact bear-off probabilities, used instead of the race net when attached.
-    pub bearoff: Option<super::bearoff::BearoffTable>,
+    pub bearoff: Option<crate::bearoff::BearoffTable>,
 }
 
 impl Evaluator {
@@ -217,7 +217,7 @@ impl Evaluator {
         table: std::sync::Arc<tabula_tablebase::bearoff::OneSided>,
     ) -> Evaluator {
         Evaluator {
-            bearoff: Some(super::bearoff::BearoffTable(table)),
+            bearoff: Some(crate::bearoff::BearoffTable(table)),
             ..self
         }
     }

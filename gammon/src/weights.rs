@@ -17,8 +17,8 @@ use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::inputs::{INPUTS, LAYOUTS};
-use super::net::{Evaluator, Net, MAX_HIDDEN, OUTPUTS};
+use crate::inputs::{INPUTS, LAYOUTS};
+use crate::net::{Evaluator, Net, MAX_HIDDEN, OUTPUTS};
 use tabula_tablebase::format::{write_atomic, Fnv1a};
 
 /// The magic bytes at the start of a weights file.
@@ -29,7 +29,7 @@ pub const VERSION: u32 = 1;
 const HEADER: usize = 8 + 4 + 4 + 2 * 12 + 8 + 8;
 
 /// The weights shipped in `solver/data/backgammon.tnet`.
-pub static BUILTIN: &[u8] = include_bytes!("../../data/backgammon.tnet");
+pub static BUILTIN: &[u8] = include_bytes!("../data/backgammon.tnet");
 
 /// Two nets with the training state that produced them.
 #[derive(Clone, Debug, PartialEq)]
@@ -284,7 +284,7 @@ pub fn builtin() -> Result<&'static Evaluator, WeightsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backgammon::rng::Rng;
+    use crate::rng::Rng;
 
     fn sample() -> NetFile {
         let mut rng = Rng::new(3);

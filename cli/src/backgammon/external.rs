@@ -31,9 +31,9 @@ use std::time::Instant;
 use clap::Args as ClapArgs;
 use serde_json::json;
 use tabula_engine::backgammon::{Dice, FibsBoard};
-use tabula_solver::backgammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
-use tabula_solver::backgammon::search::with_threads;
-use tabula_solver::backgammon::{SearchOptions, Searcher};
+use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
+use tabula_gammon::search::with_threads;
+use tabula_gammon::{SearchOptions, Searcher};
 
 use crate::backgammon::{check_plies, cube_decision, offers_double};
 use crate::error::{CliError, CliResult};

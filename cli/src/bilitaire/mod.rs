@@ -1,5 +1,7 @@
 //! `tabula bilitaire …`: show, list moves, play moves and run perft on Bi-litaire positions.
 
+pub mod game;
+
 use crate::common::TableFile;
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
@@ -29,8 +31,8 @@ enum Command {
         #[arg(long, allow_hyphen_values = true)]
         moves: Option<String>,
         /// Your role in the first round (interactive play).
-        #[arg(long, value_enum, default_value_t = crate::bilitaire_game::HumanRole::Ball)]
-        role: crate::bilitaire_game::HumanRole,
+        #[arg(long, value_enum, default_value_t = crate::bilitaire::game::HumanRole::Ball)]
+        role: crate::bilitaire::game::HumanRole,
         #[command(flatten)]
         strength: crate::interactive::Strength,
         /// Rounds to play: 2 is a full match (roles swapped), 1 a single round.
@@ -136,7 +138,7 @@ pub fn run(args: Args) -> CliResult {
             role,
             strength,
             rounds,
-        } => crate::bilitaire_game::run_match(
+        } => crate::bilitaire::game::run_match(
             common.position()?,
             role,
             strength.time_per_move(),

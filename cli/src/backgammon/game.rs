@@ -26,10 +26,10 @@ use tabula_engine::backgammon::{
     Dice, DoubleDenied, GameKind, GameResult, MatchId, MatchState, Play, Position, Side,
     MAX_MATCH_LENGTH,
 };
-use tabula_solver::backgammon::baseline::roll;
-use tabula_solver::backgammon::cube::{CubeDecision, DEFAULT_CUBE_EFFICIENCY};
-use tabula_solver::backgammon::search::with_threads;
-use tabula_solver::backgammon::{Probabilities, Rng, SearchOptions, Searcher};
+use tabula_gammon::baseline::roll;
+use tabula_gammon::cube::{CubeDecision, DEFAULT_CUBE_EFFICIENCY};
+use tabula_gammon::search::with_threads;
+use tabula_gammon::{Probabilities, Rng, SearchOptions, Searcher};
 
 use crate::backgammon::{
     board_diagram_as, check_plies, cube_advice, cube_decision, cube_state, offers_double,

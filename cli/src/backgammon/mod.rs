@@ -1,18 +1,20 @@
 //! `tabula backgammon …`: show positions, list and check plays, in gnubg's formats.
 
+pub mod bearoff;
+pub mod external;
+pub mod game;
+
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tabula_engine::backgammon::{met, Dice, MatchId, Position, Side, Xgid, BAR};
-use tabula_solver::backgammon::baseline::{versus, Player};
-use tabula_solver::backgammon::cube::{
-    self, CubeAction, CubeDecision, CubeState, DEFAULT_CUBE_EFFICIENCY,
-};
-use tabula_solver::backgammon::search::{with_threads, MAX_PLIES};
-use tabula_solver::backgammon::train::{TrainOptions, Trainer};
-use tabula_solver::backgammon::{
+use tabula_gammon::baseline::{versus, Player};
+use tabula_gammon::cube::{self, CubeAction, CubeDecision, CubeState, DEFAULT_CUBE_EFFICIENCY};
+use tabula_gammon::search::{with_threads, MAX_PLIES};
+use tabula_gammon::train::{TrainOptions, Trainer};
+use tabula_gammon::{
     equity as cubeless_equity, weights, Evaluator, NetFile, Probabilities, RankedPlay,
     SearchOptions, Searcher,
 };
@@ -51,7 +53,7 @@ enum Command {
         #[arg(long = "play", allow_hyphen_values = true)]
         play: Option<String>,
         #[command(flatten)]
-        game: crate::backgammon_game::GameArgs,
+        game: crate::backgammon::game::GameArgs,
     },
     /// Rank the plays of a roll with the neural net and expectimax (cubeless); without dice,
     /// evaluate the position for the player on roll.
@@ -73,7 +75,7 @@ enum Command {
     /// Train the evaluator by self-play TD(lambda), checkpointing to --out (FILE.tmp + rename).
     Train(TrainArgs),
     /// Serve GNU Backgammon's external-player protocol on a TCP socket (gnubg connects).
-    External(crate::backgammon_external::ExternalArgs),
+    External(crate::backgammon::external::ExternalArgs),
     /// Play the net (0-ply) against a simple baseline and report its results.
     Baseline {
         /// Games to play (the net rolls first in every other game).
@@ -226,7 +228,7 @@ pub fn run(args: Args) -> CliResult {
             }
             let input = common.input()?;
             let dice = rolled_dice(&dice, &input)?;
-            crate::backgammon_game::run(&game, input.position, input.match_id, dice)
+            crate::backgammon::game::run(&game, input.position, input.match_id, dice)
         }
         Command::Hint {
             common,
@@ -236,7 +238,7 @@ pub fn run(args: Args) -> CliResult {
             evaluator,
         } => hint(&common, &dice, plies, threads, &evaluator),
         Command::Train(args) => train(&args),
-        Command::External(args) => crate::backgammon_external::run(args),
+        Command::External(args) => crate::backgammon::external::run(args),
         Command::Baseline {
             games,
             seed,
@@ -476,7 +478,7 @@ impl EvaluatorArgs {
         let table = match &self.bearoff {
             Some(p) => tabula_tablebase::bearoff::OneSided::load(p)
                 .map_err(|e| CliError::new(format!("bearoff database {}: {e}", p.display())))?,
-            None => crate::backgammon_bearoff::cached(),
+            None => crate::backgammon::bearoff::cached(),
         };
         Ok(std::borrow::Cow::Owned(
             eval.into_owned().with_bearoff(std::sync::Arc::new(table)),

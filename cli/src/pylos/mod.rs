@@ -1,5 +1,7 @@
 //! `tabula pylos …`: show, list moves, play moves, run perft, solve and analyze Pylos positions.
 
+pub mod game;
+
 use crate::common::TableFile;
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
@@ -31,8 +33,8 @@ enum Command {
         #[arg(long, allow_hyphen_values = true)]
         moves: Option<String>,
         /// Your colour (interactive play; black moves first).
-        #[arg(long, value_enum, default_value_t = crate::pylos_game::HumanColor::Black)]
-        color: crate::pylos_game::HumanColor,
+        #[arg(long, value_enum, default_value_t = crate::pylos::game::HumanColor::Black)]
+        color: crate::pylos::game::HumanColor,
         #[command(flatten)]
         strength: crate::interactive::Strength,
     },
@@ -177,7 +179,7 @@ pub fn run(args: Args) -> CliResult {
                     color_name(winner)
                 )));
             }
-            crate::pylos_game::run_game(pos, color, strength.time_per_move())
+            crate::pylos::game::run_game(pos, color, strength.time_per_move())
         }
         Command::Perft {
             common,

@@ -405,8 +405,8 @@ mod tests {
     /// may differ; nearly all must agree exactly.
     #[test]
     fn shots_agree_with_the_move_generator() {
-        use crate::backgammon::baseline::{roll, Player};
-        use crate::backgammon::rng::Rng;
+        use crate::baseline::{roll, Player};
+        use crate::rng::Rng;
         use tabula_engine::backgammon::{Dice, PlayList};
         let mut rng = Rng::new(11);
         let mut list = PlayList::new();
