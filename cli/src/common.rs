@@ -125,7 +125,7 @@ impl<'a> TableFile<'a> {
         let Some(path) = path else { return Ok(None) };
         if path.exists() {
             let n = tabula_solver::load_proven(table, &context, path)
-                .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+                .map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?;
             eprintln!(
                 "table: resuming with {n} proven positions from {}",
                 path.display()
@@ -141,7 +141,7 @@ impl<'a> TableFile<'a> {
     /// Writes the proven entries (atomically).
     pub fn save(&self) -> CliResult {
         let n = tabula_solver::save_proven(self.table, &self.context, &self.path)
-            .map_err(|e| CliError::new(e.to_string()))?;
+            .map_err(|e| CliError::bad_input(e.to_string()))?;
         eprintln!(
             "table: {n} proven positions saved to {}",
             self.path.display()

@@ -1,26 +1,11 @@
-//! The one error type of the command line: a one-line message and exit code 2.
+//! The command line's errors are [`tabula_api::Error`]s: a kind (which decides the exit code: 2
+//! bad input, 1 I/O or internal failure, 130 interrupted) and a one-line message, printed as
+//! `error: …` on stderr, or as `{"error": {"kind": …, "message": …}}` on stdout under `--json`.
 
-use std::fmt;
+pub use tabula_api::Error as CliError;
 
-/// A user-facing failure: bad input (position, move, option, file) or a failed job.
-#[derive(Debug)]
-pub struct CliError(pub String);
-
-impl CliError {
-    pub fn new(msg: impl Into<String>) -> Self {
-        CliError(msg.into())
-    }
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Keep it to one line whatever the source error printed.
-        let one_line = self.0.lines().collect::<Vec<_>>().join(" ");
-        f.write_str(&one_line)
-    }
-}
+/// What every command returns.
+pub type CliResult = Result<(), CliError>;
 
 /// Exit code for every input error.
 pub const EXIT_BAD_INPUT: i32 = 2;
-
-pub type CliResult = Result<(), CliError>;

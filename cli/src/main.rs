@@ -83,7 +83,7 @@ fn main() {
                 .collect();
             let problem = problem.join(" ");
             let problem = problem.strip_prefix("error: ").unwrap_or(&problem);
-            fail(CliError::new(format!("{problem} (see --help)")));
+            fail(CliError::bad_input(format!("{problem} (see --help)")));
         }
     };
     let result = match cli.game {
@@ -101,7 +101,13 @@ fn main() {
     }
 }
 
+/// Reports `err` and exits with its kind's code: one `error: …` line on stderr, or under
+/// `--json` the JSON error object on stdout (so that a program reading the output sees it).
 fn fail(err: CliError) -> ! {
-    eprintln!("error: {err}");
-    std::process::exit(EXIT_BAD_INPUT);
+    if std::env::args_os().any(|a| a == "--json") {
+        println!("{}", err.to_json());
+    } else {
+        eprintln!("error: {err}");
+    }
+    std::process::exit(err.exit_code());
 }

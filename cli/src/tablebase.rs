@@ -161,7 +161,7 @@ fn build(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
     // Fail before the work, not after it, when the file cannot go where asked.
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.is_dir() {
-            return Err(CliError::new(format!(
+            return Err(CliError::bad_input(format!(
                 "cannot write {}: no directory {}",
                 out.display(),
                 dir.display()
@@ -180,7 +180,7 @@ fn build(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
             (table.len(), table.save(&out))
         }
     };
-    saved.map_err(|e| CliError::new(format!("cannot write the database: {e}")))?;
+    saved.map_err(|e| CliError::bad_input(format!("cannot write the database: {e}")))?;
     let seconds = started.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
     if json {
@@ -207,7 +207,7 @@ fn build(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
 /// Six comma-separated checker counts, ace point first.
 fn parse_board(option: &str, text: &str) -> Result<Board, CliError> {
     let bad = || {
-        CliError::new(format!(
+        CliError::bad_input(format!(
             "invalid {option} {text:?}: expected six checker counts, ace point first, \
              e.g. 0,0,0,0,0,1"
         ))
@@ -223,7 +223,7 @@ fn parse_board(option: &str, text: &str) -> Result<Board, CliError> {
 fn within(option: &str, board: Board, max: usize) -> Result<Board, CliError> {
     let n = checkers(&board);
     if n > max {
-        return Err(CliError::new(format!(
+        return Err(CliError::bad_input(format!(
             "invalid {option}: {n} checkers, the database holds at most {max}"
         )));
     }
@@ -242,16 +242,16 @@ fn boards(
         Db::BearoffTs => TWO_SIDED_CHECKERS,
     };
     if db == Db::BearoffOs && opponent.is_some() {
-        return Err(CliError::new(
+        return Err(CliError::bad_input(
             "--opponent applies to bearoff-ts only (a one-sided board has no opponent)",
         ));
     }
     if let Some(id) = position {
         let pos = Position::from_position_id(id.trim())
-            .map_err(|e| CliError::new(format!("invalid Position ID {id:?}: {e}")))?;
+            .map_err(|e| CliError::bad_input(format!("invalid Position ID {id:?}: {e}")))?;
         let side = |s| {
             home_board(&pos, s)
-                .map_err(|e| CliError::new(format!("not a bearoff position: {e}")))
+                .map_err(|e| CliError::bad_input(format!("not a bearoff position: {e}")))
                 .and_then(|b| within("--position", b, max))
         };
         let opp = match db {
@@ -261,7 +261,7 @@ fn boards(
         return Ok((side(Side::OnRoll)?, opp));
     }
     let Some(points) = points else {
-        return Err(CliError::new(
+        return Err(CliError::bad_input(
             "no board: give --points (e.g. --points 0,0,0,0,0,1) or --position",
         ));
     };
@@ -272,7 +272,7 @@ fn boards(
             Some(within("--opponent", parse_board("--opponent", &o)?, max)?)
         }
         (Db::BearoffTs, None) => {
-            return Err(CliError::new(
+            return Err(CliError::bad_input(
                 "bearoff-ts needs the opponent's board: --opponent 0,0,0,0,0,2",
             ))
         }
@@ -282,8 +282,8 @@ fn boards(
 
 fn load_error(file: &Path, e: TablebaseError) -> CliError {
     match e {
-        TablebaseError::Io { .. } => CliError::new(format!("cannot read the database: {e}")),
-        _ => CliError::new(format!("{}: {e}", file.display())),
+        TablebaseError::Io { .. } => CliError::bad_input(format!("cannot read the database: {e}")),
+        _ => CliError::bad_input(format!("{}: {e}", file.display())),
     }
 }
 
@@ -305,7 +305,7 @@ fn std_dev(d: &[f64], mean: f64) -> f64 {
 
 fn probe_one_sided(file: &Path, board: Board, json: bool) -> CliResult {
     let db = OneSided::load(file).map_err(|e| load_error(file, e))?;
-    let lookup = |e| CliError::new(format!("invalid --points: {e}"));
+    let lookup = |e| CliError::bad_input(format!("invalid --points: {e}"));
     let mean = db.mean_rolls(board).map_err(lookup)?;
     let dist = db.distribution(board).map_err(lookup)?;
     let first_mean = db.first_off_mean(board).map_err(lookup)?;
@@ -350,7 +350,7 @@ fn probe_two_sided(file: &Path, me: Board, opp: Board, json: bool) -> CliResult 
     let db = TwoSided::load(file).map_err(|e| load_error(file, e))?;
     let p = db
         .win_probability(me, opp)
-        .map_err(|e| CliError::new(format!("invalid board: {e}")))?;
+        .map_err(|e| CliError::bad_input(format!("invalid board: {e}")))?;
     let equity = 2.0 * p - 1.0;
     if json {
         println!(

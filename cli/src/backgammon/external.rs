@@ -179,7 +179,8 @@ impl Player<'_> {
 }
 
 fn resolve(listen: &str) -> Result<SocketAddr, CliError> {
-    let bad = |why: String| CliError::new(format!("invalid --listen address {listen:?}: {why}"));
+    let bad =
+        |why: String| CliError::bad_input(format!("invalid --listen address {listen:?}: {why}"));
     let mut addrs = listen.to_socket_addrs().map_err(|e| bad(e.to_string()))?;
     addrs.next().ok_or_else(|| bad("no address found".into()))
 }
@@ -187,7 +188,9 @@ fn resolve(listen: &str) -> Result<SocketAddr, CliError> {
 pub fn run(args: ExternalArgs) -> CliResult {
     check_plies(args.plies)?;
     if !(0.0..=1.0).contains(&args.cube_efficiency) {
-        return Err(CliError::new("--cube-efficiency must be between 0 and 1"));
+        return Err(CliError::bad_input(
+            "--cube-efficiency must be between 0 and 1",
+        ));
     }
     let addr = resolve(&args.listen)?;
     let eval = args.evaluator.load()?;
@@ -197,15 +200,17 @@ pub fn run(args: ExternalArgs) -> CliResult {
                 .create(true)
                 .append(true)
                 .open(p)
-                .map_err(|e| CliError::new(format!("cannot open log {}: {e}", p.display())))?,
+                .map_err(|e| {
+                    CliError::bad_input(format!("cannot open log {}: {e}", p.display()))
+                })?,
         ),
         None => None,
     };
     let listener = TcpListener::bind(addr)
-        .map_err(|e| CliError::new(format!("cannot listen on {addr}: {e}")))?;
+        .map_err(|e| CliError::bad_input(format!("cannot listen on {addr}: {e}")))?;
     let bound = listener
         .local_addr()
-        .map_err(|e| CliError::new(format!("cannot listen on {addr}: {e}")))?;
+        .map_err(|e| CliError::bad_input(format!("cannot listen on {addr}: {e}")))?;
     println!("listening on {bound}");
     let _ = std::io::stdout().flush();
     let options = SearchOptions {
@@ -241,7 +246,7 @@ pub fn run(args: ExternalArgs) -> CliResult {
         }
         Ok(())
     })
-    .map_err(CliError::new)?
+    .map_err(CliError::internal)?
 }
 
 /// Answers every board line of one connection; returns the number of decisions.

@@ -120,7 +120,7 @@ pub fn run(
     check_plies(args.plies)?;
     if let Some(n) = args.match_length {
         if !(1..=MAX_MATCH_LENGTH).contains(&n) {
-            return Err(CliError::new(format!(
+            return Err(CliError::bad_input(format!(
                 "--match {n}: a match is 1 to {MAX_MATCH_LENGTH} points (leave --match out for money)"
             )));
         }
@@ -136,15 +136,15 @@ pub fn run(
     };
     let length = start.map_or(args.match_length.unwrap_or(0), |s| s.length());
     if length > 0 && args.games.is_some() {
-        return Err(CliError::new(
+        return Err(CliError::bad_input(
             "--games is for money play (a match goes on until a player has enough points)",
         ));
     }
     if args.games == Some(0) {
-        return Err(CliError::new("--games must be at least 1"));
+        return Err(CliError::bad_input("--games must be at least 1"));
     }
     if length > 0 && args.jacoby {
-        return Err(CliError::new(
+        return Err(CliError::bad_input(
             "--jacoby is a rule of money play, not of matches",
         ));
     }
@@ -182,7 +182,7 @@ pub fn run(
             println!("game abandoned");
         }
     })
-    .map_err(CliError::new)
+    .map_err(CliError::internal)
 }
 
 /// The state to play on from a given position: the Match ID's, or a centred cube with the
@@ -194,18 +194,18 @@ fn starting_state(
     match_id: Option<MatchId>,
 ) -> Result<MatchState, CliError> {
     if position.is_game_over() {
-        return Err(CliError::new("the game of this position is over"));
+        return Err(CliError::bad_input("the game of this position is over"));
     }
     let m = match match_id {
         Some(m) => {
             if let Some(n) = args.match_length {
-                return Err(CliError::new(format!(
+                return Err(CliError::bad_input(format!(
                     "--match {n} with a Match ID: the Match ID gives the match length ({})",
                     m.match_length
                 )));
             }
             if m.doubled {
-                return Err(CliError::new(
+                return Err(CliError::bad_input(
                     "the Match ID has a double pending: give the state before or after it",
                 ));
             }
@@ -219,9 +219,9 @@ fn starting_state(
         },
     };
     let state = MatchState::from_match_id(&m)
-        .map_err(|e| CliError::new(format!("cannot play on from this Match ID: {e}")))?;
+        .map_err(|e| CliError::bad_input(format!("cannot play on from this Match ID: {e}")))?;
     if state.is_game_over() {
-        return Err(CliError::new("the game of this Match ID is over"));
+        return Err(CliError::bad_input("the game of this Match ID is over"));
     }
     Ok(state)
 }

@@ -3,6 +3,7 @@
 pub mod bearoff;
 pub mod external;
 pub mod game;
+pub mod train;
 
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand};
@@ -13,7 +14,6 @@ use tabula_engine::backgammon::{met, Dice, MatchId, Position, Side, Xgid, BAR};
 use tabula_gammon::baseline::{versus, Player};
 use tabula_gammon::cube::{self, CubeAction, CubeDecision, CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::search::{with_threads, MAX_PLIES};
-use tabula_gammon::train::{TrainOptions, Trainer};
 use tabula_gammon::{
     equity as cubeless_equity, weights, Evaluator, NetFile, Probabilities, RankedPlay,
     SearchOptions, Searcher,
@@ -73,7 +73,7 @@ enum Command {
         evaluator: EvaluatorArgs,
     },
     /// Train the evaluator by self-play TD(lambda), checkpointing to --out (FILE.tmp + rename).
-    Train(TrainArgs),
+    Train(train::TrainArgs),
     /// Serve GNU Backgammon's external-player protocol on a TCP socket (gnubg connects).
     External(crate::backgammon::external::ExternalArgs),
     /// Play the net (0-ply) against a simple baseline and report its results.
@@ -94,34 +94,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-#[derive(ClapArgs, Debug)]
-struct TrainArgs {
-    /// Total self-play games to reach (a resumed run counts those already in the file).
-    #[arg(long)]
-    games: u64,
-    /// Seed of the initial weights and of the dice (ignored with --resume).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// The weights file to write (and to continue from with --resume).
-    #[arg(long)]
-    out: PathBuf,
-    /// Continue from the weights, game counter and RNG state in --out.
-    #[arg(long)]
-    resume: bool,
-    /// Learning rate.
-    #[arg(long, default_value_t = 0.1)]
-    alpha: f32,
-    /// Eligibility-trace decay.
-    #[arg(long, default_value_t = 0.7)]
-    lambda: f32,
-    /// Games between checkpoints.
-    #[arg(long = "checkpoint-every", default_value_t = 10_000)]
-    checkpoint_every: u64,
-    /// Games against the pip-count racer at each checkpoint, for the progress line (0: none).
-    #[arg(long = "bench-games", default_value_t = 200)]
-    bench_games: u64,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -153,7 +125,8 @@ impl Common {
     fn input(&self) -> Result<Input, CliError> {
         let text = self.position.trim();
         let (position, mut match_id) = if text.starts_with("XGID=") || text.len() > 40 {
-            let x = Xgid::parse(text).map_err(|e| CliError::new(format!("invalid XGID: {e}")))?;
+            let x =
+                Xgid::parse(text).map_err(|e| CliError::bad_input(format!("invalid XGID: {e}")))?;
             (x.position, Some(x.match_id()))
         } else if let Some((p, m)) = text.split_once(':') {
             (parse_position(p)?, Some(parse_match_id(m)?))
@@ -169,22 +142,21 @@ impl Common {
 
 fn parse_position(id: &str) -> Result<Position, CliError> {
     Position::from_position_id(id)
-        .map_err(|e| CliError::new(format!("invalid Position ID {id:?}: {e}")))
+        .map_err(|e| CliError::bad_input(format!("invalid Position ID {id:?}: {e}")))
 }
 
 fn parse_match_id(id: &str) -> Result<MatchId, CliError> {
-    MatchId::decode(id).map_err(|e| CliError::new(format!("invalid Match ID {id:?}: {e}")))
+    MatchId::decode(id).map_err(|e| CliError::bad_input(format!("invalid Match ID {id:?}: {e}")))
 }
 
 fn dice_for(arg: &Option<String>, input: &Input) -> Result<Dice, CliError> {
     match (arg, input.match_id) {
         (Some(d), _) => d
             .parse()
-            .map_err(|e| CliError::new(format!("invalid dice: {e}"))),
-        (None, Some(m)) if m.dice.0 > 0 => {
-            Dice::new(m.dice.0, m.dice.1).map_err(|e| CliError::new(format!("invalid dice: {e}")))
-        }
-        _ => Err(CliError::new("no dice: give --dice, e.g. --dice 31")),
+            .map_err(|e| CliError::bad_input(format!("invalid dice: {e}"))),
+        (None, Some(m)) if m.dice.0 > 0 => Dice::new(m.dice.0, m.dice.1)
+            .map_err(|e| CliError::bad_input(format!("invalid dice: {e}"))),
+        _ => Err(CliError::bad_input("no dice: give --dice, e.g. --dice 31")),
     }
 }
 
@@ -198,7 +170,7 @@ fn rolled_dice(arg: &Option<String>, input: &Input) -> Result<Option<Dice>, CliE
 /// `--plies` of the commands that search: at most [`MAX_PLIES`].
 pub(crate) fn check_plies(plies: u8) -> CliResult {
     if plies > MAX_PLIES {
-        return Err(CliError::new(format!(
+        return Err(CliError::bad_input(format!(
             "--plies {plies}: at most {MAX_PLIES}"
         )));
     }
@@ -222,7 +194,7 @@ pub fn run(args: Args) -> CliResult {
             game,
         } => {
             if common.json {
-                return Err(CliError::new(
+                return Err(CliError::bad_input(
                     "--json needs --play (the game against the engine is text only)",
                 ));
             }
@@ -237,7 +209,7 @@ pub fn run(args: Args) -> CliResult {
             threads,
             evaluator,
         } => hint(&common, &dice, plies, threads, &evaluator),
-        Command::Train(args) => train(&args),
+        Command::Train(args) => train::train(&args),
         Command::External(args) => crate::backgammon::external::run(args),
         Command::Baseline {
             games,
@@ -439,7 +411,7 @@ fn play_cmd(common: &Common, dice: &Option<String>, text: &str) -> CliResult {
     let play = input
         .position
         .parse_play(dice, text)
-        .map_err(|e| CliError::new(e.to_string()))?;
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
     if common.json {
         println!(
             "{}",
@@ -476,8 +448,9 @@ impl EvaluatorArgs {
             return Ok(eval);
         }
         let table = match &self.bearoff {
-            Some(p) => tabula_tablebase::bearoff::OneSided::load(p)
-                .map_err(|e| CliError::new(format!("bearoff database {}: {e}", p.display())))?,
+            Some(p) => tabula_tablebase::bearoff::OneSided::load(p).map_err(|e| {
+                CliError::bad_input(format!("bearoff database {}: {e}", p.display()))
+            })?,
             None => crate::backgammon::bearoff::cached(),
         };
         Ok(std::borrow::Cow::Owned(
@@ -491,105 +464,11 @@ fn load_net(path: Option<&Path>) -> Result<std::borrow::Cow<'static, Evaluator>,
     match path {
         Some(p) => NetFile::load(p)
             .map(|f| std::borrow::Cow::Owned(f.evaluator))
-            .map_err(|e| CliError::new(format!("weights {}: {e}", p.display()))),
+            .map_err(|e| CliError::bad_input(format!("weights {}: {e}", p.display()))),
         None => weights::builtin()
             .map(std::borrow::Cow::Borrowed)
-            .map_err(|e| CliError::new(format!("built-in weights: {e}"))),
+            .map_err(|e| CliError::bad_input(format!("built-in weights: {e}"))),
     }
-}
-
-fn train(args: &TrainArgs) -> CliResult {
-    if !(args.alpha.is_finite() && args.alpha > 0.0) {
-        return Err(CliError::new("--alpha must be a positive number"));
-    }
-    if !(0.0..=1.0).contains(&args.lambda) {
-        return Err(CliError::new("--lambda must be between 0 and 1"));
-    }
-    if args.checkpoint_every == 0 {
-        return Err(CliError::new("--checkpoint-every must be at least 1"));
-    }
-    let options = TrainOptions {
-        alpha: args.alpha,
-        lambda: args.lambda,
-    };
-    let mut trainer = if args.resume {
-        let file = NetFile::load(&args.out).map_err(|e| {
-            CliError::new(format!("cannot resume from {}: {e}", args.out.display()))
-        })?;
-        Trainer::resume(file, options)
-    } else {
-        Trainer::new(args.seed, options)
-    };
-    let save = |t: &Trainer| -> CliResult {
-        t.to_file()
-            .save(&args.out)
-            .map_err(|e| CliError::new(e.to_string()))
-    };
-    // Fail before the first game, not at the first checkpoint, when --out cannot be written.
-    if !args.resume {
-        save(&trainer)?;
-    }
-    let started = Instant::now();
-    let first = trainer.games();
-    let mut last_report = Instant::now();
-    let (mut window_td, mut window_plies, mut window_games) = (0.0f64, 0u64, 0u64);
-    eprintln!(
-        "train: {} → {} games, alpha {}, lambda {}, checkpoints every {} to {}",
-        first,
-        args.games,
-        args.alpha,
-        args.lambda,
-        args.checkpoint_every,
-        args.out.display()
-    );
-    while trainer.games() < args.games {
-        let stats = trainer.play_game();
-        window_td += stats.abs_td;
-        window_plies += stats.plies as u64;
-        window_games += 1;
-        let games = trainer.games();
-        let checkpoint = games % args.checkpoint_every == 0 || games == args.games;
-        if checkpoint || last_report.elapsed().as_secs_f64() >= 5.0 {
-            let secs = started.elapsed().as_secs_f64().max(1e-9);
-            eprintln!(
-                "train: {games}/{} games, {:.1} games/s, |TD error| {:.4}, {:.1} plies/game",
-                args.games,
-                (games - first) as f64 / secs,
-                window_td / window_plies.max(1) as f64,
-                window_plies as f64 / window_games.max(1) as f64,
-            );
-            (window_td, window_plies, window_games) = (0.0, 0, 0);
-            last_report = Instant::now();
-        }
-        if checkpoint {
-            save(&trainer)?;
-            let mut line = format!("checkpoint: {} games in {}", games, args.out.display());
-            if args.bench_games > 0 {
-                let r = versus(
-                    Player::Net(trainer.evaluator()),
-                    Player::PipCount,
-                    args.bench_games,
-                    0x5eed,
-                );
-                line.push_str(&format!(
-                    "; vs pip-count racer: {:.1}% wins, {:+.3} points/game over {} games",
-                    100.0 * r.win_rate(),
-                    r.ppg(),
-                    r.games
-                ));
-            }
-            eprintln!("{line}");
-        }
-    }
-    if trainer.games() == first {
-        save(&trainer)?;
-    }
-    eprintln!(
-        "train: done, {} games in {:.1} s",
-        trainer.games() - first,
-        started.elapsed().as_secs_f64()
-    );
-    Ok(())
 }
 
 fn baseline(
@@ -608,13 +487,13 @@ fn baseline(
             (Player::Net(&other), format!("net {file} (0-ply)"))
         }
         other => {
-            return Err(CliError::new(format!(
+            return Err(CliError::bad_input(format!(
                 "unknown opponent {other:?}: expected pip, random or a .tnet weights file"
             )))
         }
     };
     if games == 0 {
-        return Err(CliError::new("--games must be at least 1"));
+        return Err(CliError::bad_input("--games must be at least 1"));
     }
     let eval = load_net(weights)?;
     let started = Instant::now();
@@ -775,7 +654,7 @@ fn hint(
             let state = cube_state(input.match_id);
             cube_decision(&searcher, &pos, plies, &state, DEFAULT_CUBE_EFFICIENCY)
         })
-        .map_err(CliError::new)?;
+        .map_err(CliError::internal)?;
         if common.json {
             println!(
                 "{}",
@@ -805,7 +684,7 @@ fn hint(
         return Ok(());
     };
     let ranked = with_threads(threads, || Searcher::new(&eval, options).rank(&pos, dice))
-        .map_err(CliError::new)?;
+        .map_err(CliError::internal)?;
     if common.json {
         let moves: Vec<_> = ranked
             .iter()

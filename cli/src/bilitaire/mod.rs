@@ -119,7 +119,7 @@ impl Common {
             free_chains: matches!(self.rules, Variant::FreeChains),
         };
         Position::parse_with(&self.position, rules)
-            .map_err(|e| CliError::new(format!("invalid position: {e}")))
+            .map_err(|e| CliError::bad_input(format!("invalid position: {e}")))
     }
 }
 
@@ -247,7 +247,7 @@ fn play(common: &Common, moves: &str) -> CliResult {
     for (i, text) in moves.split_whitespace().enumerate() {
         let mv = pos
             .parse_move(text)
-            .map_err(|e| CliError::new(format!("illegal move #{}: {e}", i + 1)))?;
+            .map_err(|e| CliError::bad_input(format!("illegal move #{}: {e}", i + 1)))?;
         pos = pos.play(mv);
     }
     if common.json {
@@ -299,7 +299,7 @@ fn solve(
 ) -> CliResult {
     let pos = common.position()?;
     if pos.is_over() {
-        return Err(CliError::new(format!(
+        return Err(CliError::bad_input(format!(
             "the round is over ({} balls left): nothing to solve",
             pos.ball_count()
         )));
@@ -349,7 +349,7 @@ fn solve(
                 }
             })
             .ok_or_else(|| {
-                Some(CliError::new(
+                Some(CliError::bad_input(
                     "the limits stopped the analysis before depth 1",
                 ))
             }),

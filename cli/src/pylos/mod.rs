@@ -153,7 +153,7 @@ impl Common {
 
     fn position(&self) -> Result<Position, CliError> {
         Position::parse(&self.position, self.rules())
-            .map_err(|e| CliError::new(format!("invalid position: {e}")))
+            .map_err(|e| CliError::bad_input(format!("invalid position: {e}")))
     }
 }
 
@@ -174,7 +174,7 @@ pub fn run(args: Args) -> CliResult {
         } => {
             let pos = common.position()?;
             if let Some(winner) = pos.winner() {
-                return Err(CliError::new(format!(
+                return Err(CliError::bad_input(format!(
                     "the game is over ({} wins): nothing to play",
                     color_name(winner)
                 )));
@@ -245,7 +245,7 @@ fn play(common: &Common, moves: &str) -> CliResult {
     for (i, text) in moves.split_whitespace().enumerate() {
         let mv = pos
             .parse_move(text)
-            .map_err(|e| CliError::new(format!("illegal move #{} '{text}': {e}", i + 1)))?;
+            .map_err(|e| CliError::bad_input(format!("illegal move #{} '{text}': {e}", i + 1)))?;
         pos = pos.play(mv);
     }
     if common.json {
@@ -446,7 +446,7 @@ fn win_loss_solve(searcher: &Searcher<AtomicTable>, pos: &Position, json: bool) 
 fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
     let pos = common.position()?;
     if let Some(winner) = pos.winner() {
-        return Err(CliError::new(format!(
+        return Err(CliError::bad_input(format!(
             "the game is over ({} wins): nothing to solve",
             color_name(winner)
         )));
@@ -464,7 +464,7 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
     let json = common.json;
     let acyclic = pos.rules().variant == pylos::Variant::Children;
     if search.win_loss && !(mode == Mode::Solve && acyclic) {
-        return Err(CliError::new(
+        return Err(CliError::bad_input(
             "--win-loss needs `solve` under children rules (the only acyclic rule set)",
         ));
     }
@@ -598,7 +598,7 @@ mod tests {
 
     fn run_words(words: &[&str]) -> CliResult {
         let cli = TestCli::try_parse_from(std::iter::once("pylos").chain(words.iter().copied()))
-            .map_err(|e| CliError::new(e.to_string()))?;
+            .map_err(|e| CliError::bad_input(e.to_string()))?;
         run(cli.args)
     }
 
@@ -611,12 +611,12 @@ mod tests {
         ]);
         assert!(bad_position
             .unwrap_err()
-            .0
+            .message()
             .contains("1a3 does not rest on four balls"));
         let illegal = run_words(&["play", "--moves", "0a1 0a1"]).unwrap_err();
-        assert_eq!(illegal.0, "illegal move #2 '0a1': 0a1 is occupied");
+        assert_eq!(illegal.message(), "illegal move #2 '0a1': 0a1 is occupied");
         let malformed = run_words(&["play", "--moves", "0e9"]).unwrap_err();
-        assert!(malformed.0.contains("'0e9'"));
+        assert!(malformed.message().contains("'0e9'"));
         assert!(run_words(&["perft", "--depth", "2", "--rules", "mature"]).is_ok());
         assert!(run_words(&["perft", "--depth", "2", "--takeback", "sometimes"]).is_err());
         assert!(run_words(&["moves", "--json", "--takeback", "compulsory"]).is_ok());
@@ -626,11 +626,22 @@ mod tests {
     fn solve_and_analyze_check_their_input() {
         let over = "bwbw/wbwb/bwbw/wbww|wwb/wbw/bwb|bw/bb|. w";
         let err = run_words(&["solve", "--position", over]).unwrap_err();
-        assert_eq!(err.0, "the game is over (black wins): nothing to solve");
+        assert_eq!(
+            err.message(),
+            "the game is over (black wins): nothing to solve"
+        );
         let err = run_words(&["analyze", "--time", "0"]).unwrap_err();
         // Rejected by the shared `--time` parser, which names the option and what it wants.
-        assert!(err.0.contains("'--time <TIME>'"), "{}", err.0);
-        assert!(err.0.contains("positive number of seconds"), "{}", err.0);
+        assert!(
+            err.message().contains("'--time <TIME>'"),
+            "{}",
+            err.message()
+        );
+        assert!(
+            err.message().contains("positive number of seconds"),
+            "{}",
+            err.message()
+        );
         assert!(run_words(&["solve", "--time", "nan"]).is_err());
         assert!(run_words(&["solve", "--hash", "0"]).is_err());
         assert!(run_words(&["solve", "--threads", "0"]).is_err());

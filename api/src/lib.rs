@@ -1,0 +1,11 @@
+//! Tabula's typed boundary, shared by the command line and the coming server.
+//!
+//! - [`error`]: what went wrong, as a kind (bad input, I/O, internal, interrupted) with a one-line
+//!   message and an optional source; the kind decides the exit code and the JSON error object.
+//! - [`report`]: the serde structs every command prints under `--json`, with one vocabulary
+//!   across games (see the module's table of field names).
+
+pub mod error;
+pub mod report;
+
+pub use error::{Error, ErrorKind};
