@@ -35,7 +35,11 @@ fn random_board(seed: u64) -> Position {
     }
     let holes = tabula_engine::bilitaire::geometry::holes_of(tiles);
     let density = rng.next_u64();
-    let balls = holes & (rng.next_u64() | density) & (rng.next_u64() | rng.next_u64());
+    let mut balls = holes & (rng.next_u64() | density) & (rng.next_u64() | rng.next_u64());
+    // A reachable slider position has a ball and an empty hole (the position string refuses
+    // the others): keep the lowest hole filled and the highest empty.
+    balls |= holes & holes.wrapping_neg();
+    balls &= !(1u64 << (63 - holes.leading_zeros()));
     Position::from_parts(balls, tiles, Side::Slider, Rules::default()).expect("valid parts")
 }
 

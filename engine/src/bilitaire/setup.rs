@@ -32,6 +32,13 @@ pub enum PositionError {
     AnnouncementImpossible(u32, u32),
     /// `r` with an empty hole.
     RemovalNotFull(Square),
+    /// No ball on the board: every jump leaves a ball, so a round always ends with one or more.
+    NoBalls,
+    /// The slider to move with every hole filled: the slider moves after the opening removal
+    /// or a jump, and each of those leaves an empty hole.
+    SliderWithoutEmptyHole,
+    /// The ball player to move with all 48 balls: the opening removal (`r`) comes first.
+    BallPlayerBeforeRemoval,
 }
 
 impl fmt::Display for PositionError {
@@ -72,6 +79,15 @@ impl fmt::Display for PositionError {
             PositionError::RemovalNotFull(sq) => write!(
                 f,
                 "side 'r' (opening removal) needs every hole filled, but {sq} is empty"
+            ),
+            PositionError::NoBalls => f.write_str(
+                "no ball on the board: a round always ends with at least one ball left",
+            ),
+            PositionError::SliderWithoutEmptyHole => f.write_str(
+                "the slider cannot be to move with every hole filled (the opening removal and every jump leave an empty hole)",
+            ),
+            PositionError::BallPlayerBeforeRemoval => f.write_str(
+                "48 balls with the ball player to move: the opening removal comes first (side 'r')",
             ),
         }
     }
@@ -127,6 +143,18 @@ impl Position {
             return Err(PositionError::TooManyTiles(tiles.count_ones()));
         }
         let side = parse_side(side)?;
+        if balls == 0 {
+            return Err(PositionError::NoBalls);
+        }
+        match side {
+            Side::Slider if holes & !balls == 0 => {
+                return Err(PositionError::SliderWithoutEmptyHole);
+            }
+            Side::Ball(_) if balls.count_ones() == 48 => {
+                return Err(PositionError::BallPlayerBeforeRemoval);
+            }
+            _ => {}
+        }
         match side {
             Side::OpeningRemoval => {
                 if let Some(sq) = Square::iter(holes & !balls).next() {
@@ -256,6 +284,18 @@ mod tests {
             (
                 "oooooooo/oooooooo/oooooooo/oooooooo/oooooooo/oooooooo/--oooo--/--oooo-- s",
                 PositionError::TooManyTiles(14),
+            ),
+            (
+                "--....--/--....--/......../......../......../......../--....--/--....-- s",
+                PositionError::NoBalls,
+            ),
+            (
+                "--oooo--/--oooo--/oooooooo/oooooooo/oooooooo/oooooooo/--oooo--/--oooo-- s",
+                PositionError::SliderWithoutEmptyHole,
+            ),
+            (
+                "--oooo--/--oooo--/oooooooo/oooooooo/oooooooo/oooooooo/--oooo--/--oooo-- b",
+                PositionError::BallPlayerBeforeRemoval,
             ),
         ];
         for (text, err) in cases {

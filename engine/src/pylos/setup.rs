@@ -31,6 +31,9 @@ pub enum SetupError {
     TooMany { color: Color, count: u32 },
     /// A cell holding both colours, or a bit outside the 30 cells (mask input only).
     BadMask,
+    /// The apex holds a ball of the side to move: whoever places the apex ends the game, so
+    /// the other side is to move (and has lost).
+    ApexOfMover,
 }
 
 impl fmt::Display for SetupError {
@@ -67,6 +70,9 @@ impl fmt::Display for SetupError {
                 }
             ),
             SetupError::BadMask => f.write_str("overlapping or out-of-range masks"),
+            SetupError::ApexOfMover => f.write_str(
+                "the apex ball is of the side to move, but placing the apex ends the game with the other side to move",
+            ),
         }
     }
 }
@@ -143,6 +149,14 @@ impl Position {
             }
         }
         validate(black, white)?;
+        let apex = super::cell::APEX;
+        let mover = match turn {
+            Color::Black => black,
+            Color::White => white,
+        };
+        if mover & apex != 0 {
+            return Err(SetupError::ApexOfMover);
+        }
         Ok(Position {
             black,
             white,
@@ -266,6 +280,10 @@ mod tests {
             (
                 "..../..../....|.../.../...|../..|. b",
                 SetupError::RowCount { level: 0, found: 3 },
+            ),
+            (
+                "bwbw/wbwb/bwbw/wbwb|bwb/wbw/bwb|ww/bw|b b",
+                SetupError::ApexOfMover,
             ),
             (
                 "..../..../..../...|.../.../...|../..|. b",
