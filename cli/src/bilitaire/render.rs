@@ -1,5 +1,5 @@
-//! Bi-litaire as text: the board diagram and the side to move in words. A leaf module (it
-//! imports nothing from the rest of the CLI), shared by the commands and the terminal game.
+//! Bi-litaire as text: the board diagram and the side to move in words. A leaf module (from the rest
+//! of the CLI it uses only `common`), shared by the commands and the terminal game.
 
 use tabula_engine::bilitaire::{Position, Side, Square};
 
@@ -42,4 +42,16 @@ pub fn board_diagram(pos: &Position) -> String {
     }
     out.push_str("     a b   c d   e f   g h\n");
     out
+}
+
+impl crate::common::Reported for Position {
+    const GAME: &'static str = "bilitaire";
+
+    /// `slider`, or `ball` (the opening removal and every jump).
+    fn side_to_move(&self) -> &'static str {
+        match self.side() {
+            Side::Slider => "slider",
+            Side::OpeningRemoval | Side::Ball(_) => "ball",
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! Pylos as text. A leaf module (it imports nothing from the rest of the CLI), shared by the
-//! commands and the terminal game.
+//! Pylos as text. A leaf module (from the rest
+//! of the CLI it uses only `common`), shared by the commands and the terminal game.
 
 use tabula_engine::pylos::Color;
 
@@ -8,5 +8,13 @@ pub fn color_name(c: Color) -> &'static str {
     match c {
         Color::Black => "black",
         Color::White => "white",
+    }
+}
+
+impl crate::common::Reported for tabula_engine::pylos::Position {
+    const GAME: &'static str = "pylos";
+
+    fn side_to_move(&self) -> &'static str {
+        color_name(self.turn())
     }
 }
