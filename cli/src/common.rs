@@ -1,32 +1,37 @@
 //! Pieces every game's commands share.
 
 use crate::error::{CliError, CliResult};
-use serde_json::json;
-use std::time::Instant;
-use tabula_engine::perft::{divide, perft};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+use tabula_api::report::{MoveEntry, MovesReport, PerftReport};
+use tabula_engine::perft::{divide_with, perft};
 use tabula_engine::Game;
 
-/// `perft --depth D [--divide] [--json]` for any game: JSON `{"depth": D, "nodes": N}` (plus
-/// `divide` when asked), or text with the speed on stderr.
+/// `perft --depth D [--divide] [--json]` for any game: JSON [`PerftReport`] (`{"depth": D,
+/// "nodes": N}`, plus `divide` when asked), or text with the speed on stderr. A perft that runs
+/// longer than [`perft_progress_after`] shows its progress on stderr (see [`PerftProgress`]).
 pub fn run_perft<G: Game>(pos: &G, depth: u32, split: bool, json: bool) -> CliResult {
     let started = Instant::now();
-    let (nodes, parts) = if split && depth > 0 {
-        let parts = divide(pos, depth);
-        (parts.iter().map(|(_, n)| n).sum(), Some(parts))
+    let (nodes, parts) = if depth >= 2 || (split && depth > 0) {
+        let mut progress = PerftProgress::new(started);
+        let parts = divide_with(pos, depth, |done, total, nodes| {
+            progress.update(done, total, nodes)
+        });
+        progress.finish();
+        (parts.iter().map(|(_, n)| n).sum(), split.then_some(parts))
     } else {
         (perft(pos, depth), None)
     };
     let elapsed = started.elapsed();
     if json {
-        let mut out = json!({ "depth": depth, "nodes": nodes });
-        if let Some(parts) = &parts {
-            out["divide"] = parts
-                .iter()
-                .map(|(mv, n)| (mv.to_string(), json!(n)))
-                .collect::<serde_json::Map<_, _>>()
-                .into();
-        }
-        println!("{out}");
+        let report = PerftReport {
+            depth,
+            nodes,
+            divide: parts
+                .as_ref()
+                .map(|parts| parts.iter().map(|(mv, n)| (mv.to_string(), *n)).collect()),
+        };
+        println!("{}", to_json(&report)?);
     } else {
         for (mv, n) in parts.iter().flatten() {
             println!("{mv}: {n}");
@@ -41,16 +46,99 @@ pub fn run_perft<G: Game>(pos: &G, depth: u32, split: bool, json: bool) -> CliRe
     Ok(())
 }
 
-/// `moves`: every legal move in the game's notation, one a line or as a JSON array of strings.
-pub fn print_moves<G: Game>(pos: &G, json: bool) -> CliResult {
+/// How long a perft runs before it shows progress: 2 s, or `TABULA_PERFT_PROGRESS_AFTER`
+/// seconds (0 shows every step).
+fn perft_progress_after() -> Duration {
+    std::env::var("TABULA_PERFT_PROGRESS_AFTER")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|t| t.is_finite() && (0.0..1e9).contains(t))
+        .map_or(Duration::from_secs(2), Duration::from_secs_f64)
+}
+
+/// Progress of a long perft on stderr, one step per first move counted: a bar rewritten in
+/// place on a terminal, a plain line per step otherwise (a log, a pipe).
+pub struct PerftProgress {
+    started: Instant,
+    after: Duration,
+    terminal: bool,
+    shown: bool,
+}
+
+impl PerftProgress {
+    pub fn new(started: Instant) -> PerftProgress {
+        PerftProgress {
+            started,
+            after: perft_progress_after(),
+            terminal: std::io::stderr().is_terminal(),
+            shown: false,
+        }
+    }
+
+    /// `done` of `total` first moves counted, `nodes` so far.
+    pub fn update(&mut self, done: usize, total: usize, nodes: u64) {
+        let elapsed = self.started.elapsed();
+        if elapsed < self.after {
+            return;
+        }
+        let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
+        let text = format!("perft: {done}/{total} first moves, {nodes} nodes, {rate:.0} nodes/s");
+        if self.terminal {
+            const WIDTH: usize = 24;
+            let filled = (done * WIDTH).checked_div(total).unwrap_or(WIDTH);
+            let bar = format!("{}{}", "#".repeat(filled), ".".repeat(WIDTH - filled));
+            // \r back to the line's start, \x1b[K clears what a longer line left.
+            eprint!("\r[{bar}] {text}\x1b[K");
+        } else {
+            eprintln!("{text}");
+        }
+        self.shown = true;
+    }
+
+    /// Ends the bar's line on a terminal.
+    pub fn finish(&self) {
+        if self.shown && self.terminal {
+            eprintln!();
+        }
+    }
+}
+
+/// A report as one line of JSON.
+fn to_json(report: &impl serde::Serialize) -> Result<String, CliError> {
+    serde_json::to_string(report)
+        .map_err(|e| CliError::internal(format!("cannot write the report: {e}")))
+}
+
+/// What `moves --json` says about a game's position besides its moves.
+pub trait Reported: Game + std::fmt::Display {
+    /// The game's name in reports: `bilitaire`, `pylos` or `backgammon`.
+    const GAME: &'static str;
+    /// Who moves, as the reports spell it (`tabula_api::report`'s `side_to_move`).
+    fn side_to_move(&self) -> &'static str;
+}
+
+/// `moves`: every legal move in the game's notation, one a line, or as a [`MovesReport`] (each
+/// move with the position it leads to).
+pub fn print_moves<G: Reported>(pos: &G, json: bool) -> CliResult {
     let mut list = Vec::new();
     pos.legal_moves(&mut list);
-    let names: Vec<String> = list.iter().map(ToString::to_string).collect();
     if json {
-        println!("{}", json!(names));
+        let report = MovesReport {
+            game: G::GAME.into(),
+            position: pos.to_string(),
+            side_to_move: pos.side_to_move().into(),
+            moves: list
+                .iter()
+                .map(|&mv| MoveEntry {
+                    mv: mv.to_string(),
+                    position: pos.play(mv).to_string(),
+                })
+                .collect(),
+        };
+        println!("{}", to_json(&report)?);
     } else {
-        for name in &names {
-            println!("{name}");
+        for mv in &list {
+            println!("{mv}");
         }
     }
     Ok(())

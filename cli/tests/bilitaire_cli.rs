@@ -34,7 +34,8 @@ fn closed_stdout_is_not_a_panic() {
 #[test]
 fn moves_json_lists_every_move() {
     let out = tabula(&["bilitaire", "moves", "--position", START, "--json"]);
-    let moves: Vec<String> = serde_json::from_str(&stdout(&out)).unwrap();
+    let report: tabula_api::report::MovesReport = serde_json::from_str(&stdout(&out)).unwrap();
+    let moves: Vec<String> = report.moves.into_iter().map(|m| m.mv).collect();
     assert_eq!(moves.len(), 48);
     assert!(moves.contains(&"xd4".to_string()));
 }

@@ -3,9 +3,9 @@
 //! A match is two rounds with the roles swapped; whoever, as ball player, left fewer balls wins
 //! (equal scores draw). The terminal loop itself is [`crate::interactive`].
 
-use crate::bilitaire::board_diagram;
+use crate::bilitaire::render::{board_diagram, side_description};
 use crate::error::CliResult;
-use crate::interactive::{play_game, Interactive};
+use crate::interactive::{play_game, print_intro, Interactive};
 use clap::ValueEnum;
 use std::io::BufRead;
 use std::time::Duration;
@@ -43,7 +43,26 @@ impl Interactive for Position {
     }
 
     fn mover(&self) -> String {
-        self.side().to_string()
+        side_description(self)
+    }
+
+    fn legend() -> &'static str {
+        "\
+board: o ball, . empty hole, - no hole; a tile is a 2x2 block of holes (set apart by spaces)
+position line: ranks 8 to 1, then who moves: r = ball player's opening removal, s = slider,
+  b = ball player (one jump), bN = ball player owing a chain of exactly N jumps
+moves: xd4 remove a ball (opening), d2-d4 jump, d2-d4-f4 chain, xB2 remove a tile,
+  A2-C2 slide tiles (rearmost tile named), !N appended announces a chain of N (A2-C2!3)
+"
+    }
+
+    fn describe_value(&self, value: i32, exact: bool) -> String {
+        let balls = |n: i32| format!("{n} {}", if n == 1 { "ball" } else { "balls" });
+        if exact {
+            format!("{} left with best play (exact)", balls(value))
+        } else {
+            format!("about {} left (estimate, not proven)", balls(value))
+        }
     }
 
     fn parse_human_move(&self, text: &str) -> Result<Move, String> {
@@ -74,6 +93,7 @@ pub fn run_match(start: Position, first_role: HumanRole, time: Duration, rounds:
     let mut input = stdin.lock();
     let mut your_score = None;
     let mut engine_score = None;
+    print_intro::<Position>();
     for round in 0..rounds {
         let role = if round == 0 {
             first_role

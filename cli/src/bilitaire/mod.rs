@@ -1,13 +1,17 @@
 //! `tabula bilitaire …`: show, list moves, play moves and run perft on Bi-litaire positions.
 
 pub mod game;
+pub mod render;
+
+pub use render::board_diagram;
+use render::side_description;
 
 use crate::common::TableFile;
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde_json::json;
 use std::time::Duration;
-use tabula_engine::bilitaire::{Position, Rules, Side, Square, START};
+use tabula_engine::bilitaire::{Position, Rules, Side, START};
 use tabula_solver::{AtomicTable, MoveValue, SearchOptions, SearchReport, Searcher};
 
 #[derive(ClapArgs, Debug)]
@@ -157,46 +161,6 @@ pub fn run(args: Args) -> CliResult {
             nodes,
         } => solve(&common, &search, Some(time), nodes),
     }
-}
-
-fn side_description(pos: &Position) -> String {
-    match pos.side() {
-        Side::OpeningRemoval => "ball player to remove one ball (opening)".into(),
-        Side::Slider => "slider to move".into(),
-        Side::Ball(0) => "ball player to make one jump".into(),
-        Side::Ball(n) => format!("ball player to make a chain of exactly {n} jumps"),
-    }
-}
-
-/// The board as text: holes by file and rank, tiles set apart by spaces.
-pub fn board_diagram(pos: &Position) -> String {
-    let mut out = String::from("     a b   c d   e f   g h\n");
-    for rank in (0..8).rev() {
-        if rank % 2 == 1 && rank != 7 {
-            out.push('\n');
-        }
-        out.push_str(&format!("  {}  ", rank + 1));
-        for file in 0..8 {
-            let sq = Square::new(file, rank);
-            out.push(if pos.has_ball(sq) {
-                'o'
-            } else if pos.has_hole(sq) {
-                '.'
-            } else {
-                '-'
-            });
-            out.push_str(if file == 7 {
-                ""
-            } else if file % 2 == 1 {
-                "   "
-            } else {
-                " "
-            });
-        }
-        out.push_str(&format!("  {}\n", rank + 1));
-    }
-    out.push_str("     a b   c d   e f   g h\n");
-    out
 }
 
 fn show(common: &Common) -> CliResult {

@@ -3,10 +3,11 @@
 //! thinking time per move.
 
 use crate::error::CliResult;
-use crate::interactive::{play_game, Interactive};
+use crate::interactive::{play_game, print_intro, Interactive};
+use crate::pylos::render::color_name;
 use clap::ValueEnum;
 use std::time::Duration;
-use tabula_engine::pylos::{Color, Move, Position};
+use tabula_engine::pylos::{decode, Color, Move, Position};
 
 /// The colour the human plays (black moves first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -32,10 +33,45 @@ impl Interactive for Position {
     fn mover(&self) -> String {
         format!(
             "{} to move, reserves black {} white {}",
-            crate::pylos::color_name(self.turn()),
+            color_name(self.turn()),
             self.reserve(Color::Black),
             self.reserve(Color::White)
         )
+    }
+
+    fn legend() -> &'static str {
+        "\
+board: levels 0 (bottom, 4x4) to 3 (apex); b black ball, w white ball, . empty
+position line: each level's rows from the highest rank down, levels split by |, then who
+  moves: b = black, w = white (black moves first)
+moves: 0b2 place a ball, 0a1-1b2 raise one, x1b2 appended takes a ball back (0b2x0b2x0a1)
+"
+    }
+
+    fn describe_value(&self, value: i32, exact: bool) -> String {
+        let mover = color_name(self.turn());
+        if !exact {
+            let for_mover = if self.turn() == Color::Black {
+                value
+            } else {
+                -value
+            };
+            return format!(
+                "estimate {for_mover:+} for {mover} (positive favours {mover}; not proven)"
+            );
+        }
+        match decode(value) {
+            None => "a draw with best play (exact)".into(),
+            Some((winner, plies)) => format!(
+                "{mover} {} in {plies} {} (exact)",
+                if winner == self.turn() {
+                    "wins"
+                } else {
+                    "loses"
+                },
+                if plies == 1 { "ply" } else { "plies" }
+            ),
+        }
     }
 
     fn parse_human_move(&self, text: &str) -> Result<Move, String> {
@@ -48,6 +84,7 @@ pub fn run_game(start: Position, human: HumanColor, time: Duration) -> CliResult
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let human = human.color();
+    print_intro::<Position>();
     match play_game(
         start,
         |pos: &Position| pos.turn() == human,
@@ -59,7 +96,7 @@ pub fn run_game(start: Position, human: HumanColor, time: Duration) -> CliResult
             let winner = end.winner().expect("the game loop ends on a finished game");
             println!(
                 "game over: {} wins ({})",
-                crate::pylos::color_name(winner),
+                color_name(winner),
                 if winner == human {
                     "you win"
                 } else {

@@ -1,6 +1,9 @@
 //! `tabula pylos …`: show, list moves, play moves, run perft, solve and analyze Pylos positions.
 
 pub mod game;
+pub mod render;
+
+pub(crate) use render::color_name;
 
 use crate::common::TableFile;
 use crate::error::{CliError, CliResult};
@@ -188,13 +191,6 @@ pub fn run(args: Args) -> CliResult {
         } => run_perft(&common, depth, divide),
         Command::Solve { common, search } => solve(&common, &search, Mode::Solve),
         Command::Analyze { common, search } => solve(&common, &search, Mode::Analyze),
-    }
-}
-
-pub(crate) fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
     }
 }
 
