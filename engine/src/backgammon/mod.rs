@@ -3,7 +3,7 @@
 //!
 //! Everything follows GNU Backgammon 1.07: a [`Position`] is seen from the player on roll
 //! (gnubg's `anBoard[1]`), plays are distinct resulting positions, and the Position ID puts the
-//! opponent's checkers first. Backgammon has dice, so it does not implement [`crate::Game`];
+//! opponent's checkers first. Backgammon has dice, so it does not implement [`crate::Game`] but [`crate::ChanceGame`];
 //! [`Position`] implements [`crate::Keyed`] with gnubg's 80-bit key.
 //!
 //! ```
@@ -18,6 +18,7 @@
 //! assert_eq!(Position::START.parse_play(roll, "6/5 8/5").unwrap(), *point);
 //! ```
 
+mod chance;
 mod dice;
 pub mod fibs;
 pub mod match_id;
