@@ -243,6 +243,15 @@ impl fmt::Display for Position {
     }
 }
 
+impl Keyed for Position {
+    /// gnubg's 80-bit position key: equal exactly when the positions are equal.
+    type Key = u128;
+
+    fn key(&self) -> u128 {
+        position_id::key(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,14 +274,5 @@ mod tests {
                 PositionError::NoCheckers
             ))
         );
-    }
-}
-
-impl Keyed for Position {
-    /// gnubg's 80-bit position key: equal exactly when the positions are equal.
-    type Key = u128;
-
-    fn key(&self) -> u128 {
-        position_id::key(self)
     }
 }
