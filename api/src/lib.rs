@@ -2,9 +2,11 @@
 //!
 //! - [`error`]: what went wrong, as a kind (bad input, I/O, internal, interrupted) with a one-line
 //!   message and an optional source; the kind decides the exit code and the JSON error object.
+//! - [`backgammon`]: backgammon's own reports (hint, show, …).
 //! - [`report`]: the serde structs every command prints under `--json`, with one vocabulary
 //!   across games (see the module's table of field names).
 
+pub mod backgammon;
 pub mod error;
 pub mod report;
 

@@ -187,7 +187,7 @@ fn bad_input_exits_2() {
     );
     let shipped = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../solver/data/backgammon.tnet"
+        "/../gammon/data/backgammon.tnet"
     ))
     .unwrap();
     let cut = dir.join("cut.tnet");
@@ -442,4 +442,54 @@ fn the_bearoff_cache_is_built_once_reused_and_repaired() {
     assert!(err.is_empty(), "{err}");
     assert!(!unused.exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Defect 4: `--threads` takes 1 to 256 (as in every game); 0 or more is one line, exit 2,
+/// instead of one thread per core (0) or tens of thousands of threads.
+#[test]
+fn hint_threads_out_of_range_exit_2() {
+    for n in ["0", "257", "100000"] {
+        assert_bad_input(
+            &["backgammon", "hint", "--dice", "31", "--threads", n],
+            "--threads",
+        );
+    }
+    for n in ["1", "256"] {
+        let out = tabula(&[
+            "backgammon",
+            "hint",
+            "--dice",
+            "31",
+            "--plies",
+            "0",
+            "--threads",
+            n,
+        ]);
+        assert!(out.status.success(), "--threads {n}");
+    }
+}
+
+/// Defect 7: a board where both sides have borne off every checker (Position ID of 80 zero
+/// bits, or an XGID with an empty board) is refused; the old `hint` evaluated it as +1.000.
+#[test]
+fn positions_without_checkers_are_refused() {
+    let empty = ["--position", "AAAAAAAAAAAAAA"];
+    for cmd in [
+        &["hint"][..],
+        &["hint", "--dice", "31"],
+        &["show"],
+        &["moves", "--dice", "31"],
+    ] {
+        let args = [&["backgammon"][..], cmd, &empty].concat();
+        assert_bad_input(&args, "neither side has a checker");
+    }
+    assert_bad_input(
+        &[
+            "backgammon",
+            "hint",
+            "--position",
+            "XGID=--------------------------:0:0:1:00:0:0:0:0:10",
+        ],
+        "neither side has a checker",
+    );
 }

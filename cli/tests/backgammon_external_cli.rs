@@ -192,3 +192,46 @@ fn bad_listen_addresses_exit_2() {
     );
     assert_bad_input(&["backgammon", "external"], "--listen");
 }
+
+/// Defect 7: a board where both sides have borne off every checker is no position. The old
+/// server answered `roll`; it now answers gnubg's error line and goes on serving.
+#[test]
+fn a_board_without_checkers_gets_an_error_reply() {
+    let (child, stream) = start(&["--plies", "0"]);
+    let mut client = Client::new(stream);
+    let boards = fixture_boards();
+    let mut fields: Vec<String> = boards[0].split(':').map(str::to_string).collect();
+    // "board", two names, match length, two scores, then the 26 board fields, the turn and
+    // the dice.
+    for f in &mut fields[6..32] {
+        *f = "0".into();
+    }
+    fields[33] = "0".into();
+    fields[34] = "0".into();
+    let empty = fields.join(":");
+    let reply = client.ask(&empty);
+    assert!(reply.starts_with("Error: "), "{empty}: {reply:?}");
+    assert!(reply.contains("neither side has a checker"), "{reply:?}");
+    assert!(!client.ask(&boards[0]).starts_with("Error: "));
+    finish(child, client);
+}
+
+/// Defect 4: `--threads` takes 1 to 256, as in every game, checked before anything else (the
+/// address here is bad too, so that the old code, which took any count, fails at once instead
+/// of waiting for a connection).
+#[test]
+fn threads_out_of_range_exit_2() {
+    for n in ["0", "257", "100000"] {
+        assert_bad_input(
+            &[
+                "backgammon",
+                "external",
+                "--listen",
+                "nonsense",
+                "--threads",
+                n,
+            ],
+            "--threads",
+        );
+    }
+}

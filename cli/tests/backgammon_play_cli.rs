@@ -205,7 +205,7 @@ fn illegal_plays_are_rejected_and_moves_match_the_moves_command() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m["play"].as_str().unwrap().to_string())
+        .map(|m| m["move"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(plays, expected, "{id} {dice}");
     // Both bad plays are answered and the same prompt comes back.
@@ -407,7 +407,7 @@ fn check_mode_is_unchanged() {
 
 #[test]
 fn bad_options_exit_2_with_one_line() {
-    let bad: [(&[&str], &str); 9] = [
+    let bad: [(&[&str], &str); 12] = [
         (&["--match", "0"], "--match 0"),
         (&["--match", "26"], "1 to 25"),
         (&["--plies", "9"], "--plies 9"),
@@ -415,10 +415,19 @@ fn bad_options_exit_2_with_one_line() {
         (&["--match", "3", "--games", "2"], "money"),
         (&["--match", "3", "--jacoby"], "--jacoby"),
         (&["--color", "z"], "--color"),
-        (&["--json"], "--json"),
         (
             &["--position", "4HPwATDgc/ABMA:cAkAAAAAAAAA", "--match", "3"],
             "Match ID",
+        ),
+        // Defect 4: 1 to 256 threads, as in every game (0 was one per core, and any count was
+        // started).
+        (&["--threads", "0"], "--threads"),
+        (&["--threads", "257"], "--threads"),
+        (&["--threads", "100000"], "--threads"),
+        // Defect 7: no game has both sides borne off.
+        (
+            &["--position", "AAAAAAAAAAAAAA"],
+            "neither side has a checker",
         ),
     ];
     for (args, needle) in bad {
@@ -426,4 +435,10 @@ fn bad_options_exit_2_with_one_line() {
         all.extend_from_slice(args);
         assert_bad_input(&all, needle);
     }
+    // Under --json the error is a JSON object on standard output.
+    let out = tabula(&["backgammon", "play", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["error"]["kind"], "bad_input", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("--json"));
 }

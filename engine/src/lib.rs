@@ -5,6 +5,7 @@
 
 pub mod backgammon;
 pub mod bilitaire;
+pub mod chance;
 pub mod combinatorics;
 pub mod game;
 pub mod perft;
@@ -12,5 +13,6 @@ pub mod playout;
 pub mod pylos;
 pub mod symmetry;
 
+pub use chance::ChanceGame;
 pub use game::{Game, Keyed, Role, Scored, Symmetric};
 pub use symmetry::D4;

@@ -177,6 +177,22 @@ impl CubeDecision {
             _ => self.no_double,
         }
     }
+
+    /// Whether the decision is to double (the opponent taking or not); too good plays on.
+    pub fn offers_double(&self) -> bool {
+        matches!(self.action, CubeAction::DoubleTake | CubeAction::DoublePass)
+    }
+
+    /// The decision in words, as `hint` prints it (and its JSON `cube.action` holds).
+    pub fn action_text(&self) -> &'static str {
+        match (self.may_double, self.action) {
+            (false, _) => "no double (the cube is not available)",
+            (true, CubeAction::NoDouble) => "no double",
+            (true, CubeAction::DoubleTake) => "double, take",
+            (true, CubeAction::DoublePass) => "double, pass",
+            (true, CubeAction::TooGood) => "too good to double, pass",
+        }
+    }
 }
 
 /// `[single, gammon only, backgammon]` shares of a side's wins.

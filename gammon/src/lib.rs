@@ -12,13 +12,18 @@
 //!   [`Evaluator`] when one is attached.
 //! - [`baseline`]: simple opponents (pip-count racer, random) and seeded games against them.
 //! - [`search`]: 0- to 3-ply expectimax with move filtering, rayon over the rolls (results
-//!   identical for any thread count) and a position cache.
+//!   identical for any thread count) and a position cache: the backgammon instance of
+//!   `tabula_solver::expectimax`.
+//! - [`cube`]: cube decisions (Janowski's model for money, the match equity table in matches).
+//! - [`advisor`]: what a user of the engine asks: given the match state, a position and maybe
+//!   the dice, the cube action, take or drop, and the ranked plays.
 //!
 //! **Perspective.** Every probability vector is for the player on roll of the position it
 //! describes, in the order `[win, win gammon, win backgammon, lose gammon, lose backgammon]`
 //! (gammon and backgammon counts are cumulative: a backgammon is also a gammon). A play is
 //! scored by evaluating its result (opponent on roll) and [`invert`]ing it.
 
+pub mod advisor;
 pub mod baseline;
 pub mod bearoff;
 pub mod cube;
@@ -29,6 +34,7 @@ pub mod search;
 pub mod train;
 pub mod weights;
 
+pub use advisor::{Advice, Advisor, CubeAdvice};
 pub use net::{equity, invert, Evaluator, Net, Probabilities};
 pub use rng::Rng;
 pub use search::{RankedPlay, SearchOptions, Searcher};

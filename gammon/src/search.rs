@@ -1,4 +1,6 @@
-//! Expectimax over the 21 rolls on top of the net, with move filtering, rayon and a cache.
+//! The backgammon instance of `tabula-solver`'s expectimax: the net (with exact bear-offs when
+//! a database is attached) at the leaves, the 21 rolls of [`tabula_engine::ChanceGame`] for
+//! [`Position`], cubeless equity as the score.
 //!
 //! `value(pos, 0)` is the net (or the exact result of a finished game); `value(pos, n)` is the
 //! average over the 21 rolls (weighted 1/36 or 2/36) of the player on roll's best play, each
@@ -13,16 +15,15 @@
 //! Backgammon. The inner filter is narrower than the root's: each extra ply multiplies the work
 //! by 21 × its candidates.
 //!
-//! Rolls (and root candidates) are searched in parallel with rayon; the results are collected
-//! in order and summed sequentially, and the cache only ever returns the value a recomputation
-//! would produce, so the output is bit-for-bit the same for any number of threads.
+//! Rolls (and root candidates) are searched in parallel with rayon; the output is bit-for-bit
+//! the same for any number of threads (see [`tabula_solver::expectimax`]).
 
-use std::sync::Mutex;
-
-use rayon::prelude::*;
-use tabula_engine::backgammon::{Dice, Play, PlayList, Position};
+use tabula_engine::backgammon::{Dice, Play, Position};
+use tabula_solver::expectimax::{Expectimax, Filter, LeafEvaluator};
 
 use crate::net::{equity, game_over, invert, Evaluator, Probabilities};
+
+pub use tabula_solver::expectimax::{with_threads, ThreadPoolError};
 
 /// The deepest search offered.
 pub const MAX_PLIES: u8 = 3;
@@ -57,6 +58,17 @@ impl Default for SearchOptions {
     }
 }
 
+impl SearchOptions {
+    fn filter(&self) -> Filter {
+        Filter {
+            max_candidates: self.max_candidates,
+            threshold: self.threshold,
+            inner_candidates: self.inner_candidates,
+            inner_threshold: self.inner_threshold,
+        }
+    }
+}
+
 /// A play with its evaluation for the player who makes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RankedPlay {
@@ -69,70 +81,38 @@ pub struct RankedPlay {
     pub plies: u8,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    key: u128,
-    /// `u8::MAX` for an empty slot.
-    plies: u8,
-    value: Probabilities,
-}
-
-/// A fixed array of slots, each behind its own lock, always replaced.
-#[derive(Debug)]
-struct Cache {
-    slots: Vec<Mutex<Slot>>,
-    mask: usize,
-}
-
-impl Cache {
-    fn new(size: usize) -> Cache {
-        let size = size.max(1).next_power_of_two();
-        let empty = Slot {
-            key: 0,
-            plies: u8::MAX,
-            value: [0.0; 5],
-        };
-        Cache {
-            slots: (0..size).map(|_| Mutex::new(empty)).collect(),
-            mask: size - 1,
-        }
+/// The net as the expectimax's leaf: exact results of finished games, the five probabilities,
+/// cubeless equity as the score.
+impl LeafEvaluator<Position, 5> for Evaluator {
+    fn terminal(&self, pos: &Position) -> Option<Probabilities> {
+        game_over(pos)
     }
 
-    fn index(&self, key: u128, plies: u8) -> usize {
-        let x = (key as u64) ^ ((key >> 64) as u64).rotate_left(29) ^ (plies as u64) << 59;
-        let x = (x ^ (x >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        (x >> 20) as usize & self.mask
+    fn evaluate(&self, pos: &Position) -> Probabilities {
+        Evaluator::evaluate(self, pos)
     }
 
-    fn get(&self, key: u128, plies: u8) -> Option<Probabilities> {
-        let slot = self.slots[self.index(key, plies)]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        (slot.plies == plies && slot.key == key).then_some(slot.value)
+    fn invert(&self, value: &Probabilities) -> Probabilities {
+        invert(value)
     }
 
-    fn put(&self, key: u128, plies: u8, value: Probabilities) {
-        let mut slot = self.slots[self.index(key, plies)]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        *slot = Slot { key, plies, value };
+    fn score(&self, value: &Probabilities) -> f32 {
+        equity(value)
     }
 }
 
 /// An expectimax searcher over one evaluator, with its own cache.
 #[derive(Debug)]
 pub struct Searcher<'e> {
-    eval: &'e Evaluator,
+    search: Expectimax<'e, Position, Evaluator, 5>,
     options: SearchOptions,
-    cache: Cache,
 }
 
 impl<'e> Searcher<'e> {
     pub fn new(eval: &'e Evaluator, options: SearchOptions) -> Searcher<'e> {
         Searcher {
-            eval,
+            search: Expectimax::new(eval, options.filter(), options.cache_slots),
             options,
-            cache: Cache::new(options.cache_slots),
         }
     }
 
@@ -144,133 +124,27 @@ impl<'e> Searcher<'e> {
     /// The cubeless evaluation of `pos` for the player on roll, before the roll, looking
     /// `plies` rolls ahead.
     pub fn evaluate(&self, pos: &Position, plies: u8) -> Probabilities {
-        if let Some(p) = game_over(pos) {
-            return p;
-        }
-        let key = pos.gnubg_key();
-        if let Some(p) = self.cache.get(key, plies) {
-            return p;
-        }
-        let value = if plies == 0 {
-            self.eval.evaluate(pos)
-        } else {
-            let per_roll: Vec<Probabilities> = Dice::ALL
-                .par_iter()
-                .map(|&dice| self.best_for_roll(pos, dice, plies - 1))
-                .collect();
-            let mut acc = [0.0f64; 5];
-            for (dice, p) in Dice::ALL.iter().zip(&per_roll) {
-                let w = dice.weight() as f64 / 36.0;
-                for (a, &v) in acc.iter_mut().zip(p) {
-                    *a += w * v as f64;
-                }
-            }
-            acc.map(|a| a as f32)
-        };
-        self.cache.put(key, plies, value);
-        value
-    }
-
-    /// The value for the player on roll of `pos` of its best play of `dice`, each play's result
-    /// evaluated `plies` deep.
-    fn best_for_roll(&self, pos: &Position, dice: Dice, plies: u8) -> Probabilities {
-        let mut list = PlayList::new();
-        if pos.generate_plays(dice, &mut list) == 0 {
-            return invert(&self.evaluate(&pos.swapped(), plies));
-        }
-        let results: Vec<Position> = (0..list.len()).map(|i| list.result(i)).collect();
-        let ranked = self.rank_zero(&results);
-        if plies == 0 {
-            return ranked[0].1;
-        }
-        let mut best = (f32::NEG_INFINITY, [0.0; 5]);
-        let o = &self.options;
-        for &(i, _, _) in filter(&ranked, o.inner_candidates, o.inner_threshold) {
-            let p = invert(&self.evaluate(&results[i], plies));
-            let e = equity(&p);
-            if e > best.0 {
-                best = (e, p);
-            }
-        }
-        best.1
-    }
-
-    /// Every result at 0-ply for the mover, best first (ties in generation order).
-    fn rank_zero(&self, results: &[Position]) -> Vec<(usize, Probabilities, f32)> {
-        let mut ranked: Vec<(usize, Probabilities, f32)> = results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let p = invert(&self.evaluate(r, 0));
-                (i, p, equity(&p))
-            })
-            .collect();
-        ranked.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
-        ranked
+        self.search.evaluate(pos, plies)
     }
 
     /// The legal plays of `dice` from `pos`, best first: the candidates searched at
     /// [`SearchOptions::plies`] (ranked by that search), then the plays filtered out, at 0-ply.
     pub fn rank(&self, pos: &Position, dice: Dice) -> Vec<RankedPlay> {
-        let plays = pos.plays(dice);
-        if plays.is_empty() {
+        let ranked = self.search.rank(pos, dice, self.options.plies);
+        if ranked.is_empty() {
             return Vec::new();
         }
-        let results: Vec<Position> = plays.iter().map(Play::result).collect();
-        let ranked = self.rank_zero(&results);
-        let plies = self.options.plies;
-        let deep: &[(usize, Probabilities, f32)] = if plies == 0 {
-            &[]
-        } else {
-            filter(&ranked, self.options.max_candidates, self.options.threshold)
-        };
-        let mut searched: Vec<RankedPlay> = deep
-            .par_iter()
-            .map(|&(i, _, _)| {
-                let p = invert(&self.evaluate(&results[i], plies));
-                RankedPlay {
-                    play: plays[i],
-                    probabilities: p,
-                    equity: equity(&p),
-                    plies,
-                }
+        let plays = pos.plays(dice);
+        ranked
+            .into_iter()
+            .map(|r| RankedPlay {
+                play: plays[r.index],
+                probabilities: r.value,
+                equity: r.score,
+                plies: r.plies,
             })
-            .collect();
-        // Stable: equal equities keep their 0-ply order.
-        searched.sort_by(|a, b| b.equity.total_cmp(&a.equity));
-        searched.extend(ranked[deep.len()..].iter().map(|&(i, p, e)| RankedPlay {
-            play: plays[i],
-            probabilities: p,
-            equity: e,
-            plies: 0,
-        }));
-        searched
+            .collect()
     }
-}
-
-/// The head of a 0-ply ranking worth searching deeper: at most `max` plays (at least one),
-/// within `threshold` of the best.
-fn filter(
-    ranked: &[(usize, Probabilities, f32)],
-    max: usize,
-    threshold: f32,
-) -> &[(usize, Probabilities, f32)] {
-    let best = ranked[0].2;
-    let keep = ranked
-        .iter()
-        .take(max.max(1))
-        .take_while(|r| r.2 >= best - threshold)
-        .count();
-    &ranked[..keep.max(1)]
-}
-
-/// Runs `f` on a rayon pool of `threads` threads (0: one per core).
-pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> Result<R, String> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
-    Ok(pool.install(f))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //!   search.
 
 pub mod eval;
+pub mod expectimax;
 pub mod minimax;
 pub mod search;
 pub mod tt;

@@ -17,10 +17,10 @@
 //! the player to answer first, i.e. of the receiver, while the board stays oriented to the
 //! doubler); the board, cube owner and may-double fields are absolute.
 //!
-//! Decisions: plays by [`Searcher::rank`] at `--plies`; cube actions from the cubeless
-//! evaluation at `--plies` of the position before the roll through [`cube_decision`]
-//! (Janowski, `--cube-efficiency`, the Kazaross-XG2 MET in matches; longer matches than the
-//! table are played with the money model).
+//! Decisions are the [`Advisor`]'s: plays ranked at `--plies`; cube actions from the cubeless
+//! evaluation at `--plies` of the position before the roll (Janowski, `--cube-efficiency`, the
+//! Kazaross-XG2 MET in matches; longer matches than the table are played with the money model).
+//! A board that is not a position (e.g. both sides borne off) is answered with an error line.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -30,12 +30,12 @@ use std::time::Instant;
 
 use clap::Args as ClapArgs;
 use serde_json::json;
-use tabula_engine::backgammon::{Dice, FibsBoard};
+use tabula_engine::backgammon::{Dice, FibsBoard, Position};
+use tabula_gammon::advisor::{Advisor, CubeAdvice};
 use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
-use tabula_gammon::search::with_threads;
-use tabula_gammon::{SearchOptions, Searcher};
+use tabula_gammon::SearchOptions;
 
-use crate::backgammon::{check_plies, cube_decision, offers_double};
+use super::args::{check_plies, with_threads, EvaluatorArgs};
 use crate::error::{CliError, CliResult};
 
 #[derive(ClapArgs, Debug)]
@@ -48,10 +48,10 @@ pub struct ExternalArgs {
     #[arg(long, default_value_t = 1)]
     plies: u8,
     #[command(flatten)]
-    evaluator: crate::backgammon::EvaluatorArgs,
-    /// Search threads (0: one per core).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    evaluator: EvaluatorArgs,
+    /// Search threads, 1 to 256. The answers do not depend on it.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
     /// Janowski's cube efficiency x (0: dead cube, 1: fully live).
     #[arg(long = "cube-efficiency", default_value_t = DEFAULT_CUBE_EFFICIENCY)]
     cube_efficiency: f64,
@@ -68,9 +68,7 @@ pub struct ExternalArgs {
 
 /// The decision engine for one connection.
 struct Player<'e> {
-    searcher: Searcher<'e>,
-    plies: u8,
-    x: f64,
+    advisor: Advisor<'e>,
     jacoby: bool,
 }
 
@@ -126,45 +124,64 @@ impl Player<'_> {
             "score": [score[mover], score[1 - mover]],
         });
         if doubled || b.dice == (0, 0) {
-            if !doubled && !state.may_double() {
-                return Ok(Answer {
-                    reply: "roll".into(),
-                    log: json!({"kind": "double", "base": base, "may_double": false}),
-                });
-            }
-            let (p, d) = cube_decision(&self.searcher, &pos, self.plies, &state, self.x);
-            let (kind, reply) = if doubled {
-                ("take", if d.take { "take" } else { "drop" })
-            } else {
-                ("double", if offers_double(&d) { "double" } else { "roll" })
-            };
-            return Ok(Answer {
-                reply: reply.into(),
-                log: json!({
-                    "kind": kind,
-                    "base": base,
-                    "probabilities": p,
-                    "nd": d.no_double,
-                    "dt": d.double_take,
-                    "dp": d.double_pass,
-                    "action": format!("{:?}", d.action),
-                }),
-            });
+            return Ok(self.cube_answer(&pos, &state, doubled, base));
         }
         let dice = Dice::new(b.dice.0, b.dice.1).map_err(|e| e.to_string())?;
-        let ranked = self.searcher.rank(&pos, dice);
+        Ok(self.move_answer(&pos, dice, base))
+    }
+
+    /// Before the roll: `roll` or `double`; to a double (`doubled`): `take` or `drop`.
+    fn cube_answer(
+        &self,
+        pos: &Position,
+        state: &CubeState,
+        doubled: bool,
+        base: serde_json::Value,
+    ) -> Answer {
+        if !doubled && !state.may_double() {
+            return Answer {
+                reply: "roll".into(),
+                log: json!({"kind": "double", "base": base, "may_double": false}),
+            };
+        }
+        let CubeAdvice {
+            probabilities: p,
+            decision: d,
+        } = self.advisor.cube(pos, state);
+        let (kind, reply) = if doubled {
+            ("take", if d.take { "take" } else { "drop" })
+        } else {
+            ("double", if d.offers_double() { "double" } else { "roll" })
+        };
+        Answer {
+            reply: reply.into(),
+            log: json!({
+                "kind": kind,
+                "base": base,
+                "probabilities": p,
+                "nd": d.no_double,
+                "dt": d.double_take,
+                "dp": d.double_pass,
+                "action": format!("{:?}", d.action),
+            }),
+        }
+    }
+
+    /// After the roll: the best play, or an empty line when none is legal.
+    fn move_answer(&self, pos: &Position, dice: Dice, base: serde_json::Value) -> Answer {
+        let ranked = self.advisor.plays(pos, dice);
         let Some(best) = ranked.first() else {
-            return Ok(Answer {
+            return Answer {
                 reply: String::new(),
                 log: json!({"kind": "move", "base": base, "dice": dice.to_string(), "legal": pos.plays(dice).is_empty()}),
-            });
+            };
         };
         let text = best.play.notation();
         // What gnubg will read: the notation must parse back to the same play.
         let legal = pos
             .parse_play(dice, &text)
             .is_ok_and(|p| p.result() == best.play.result());
-        Ok(Answer {
+        Answer {
             reply: text,
             log: json!({
                 "kind": "move",
@@ -174,7 +191,7 @@ impl Player<'_> {
                 "candidates": ranked.len(),
                 "legal": legal,
             }),
-        })
+        }
     }
 }
 
@@ -227,9 +244,7 @@ pub fn run(args: ExternalArgs) -> CliResult {
                 }
             };
             let player = Player {
-                searcher: Searcher::new(&eval, options),
-                plies: args.plies,
-                x: args.cube_efficiency,
+                advisor: Advisor::new(&eval, options, args.cube_efficiency),
                 jacoby: args.jacoby,
             };
             let peer = stream
@@ -245,8 +260,7 @@ pub fn run(args: ExternalArgs) -> CliResult {
             }
         }
         Ok(())
-    })
-    .map_err(CliError::internal)?
+    })?
 }
 
 /// Answers every board line of one connection; returns the number of decisions.

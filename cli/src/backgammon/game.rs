@@ -12,9 +12,9 @@
 //! turn asks `roll` or `double` first; otherwise the dice are rolled at once. A roll with no
 //! legal play passes; a roll with only one play is played for the human, saying so.
 //!
-//! The engine doubles, takes and drops by [`cube_decision`] on its evaluation at `--plies`
-//! (money, or the Kazaross-XG2 table at the match score) and plays the best play of
-//! [`Searcher::rank`] at `--plies`. The dice come from a seeded [`Rng`] (`--seed`; without it
+//! The engine doubles, takes and drops by the [`Advisor`]'s cube decision on its evaluation at
+//! `--plies` (money, or the Kazaross-XG2 table at the match score) and plays the advisor's best
+//! play at `--plies`. The dice come from a seeded [`Rng`] (`--seed`; without it
 //! one from the clock, printed so that the game can be replayed) and the search gives the same
 //! result on any number of threads, so the same seed and the same typed lines give the same
 //! game. Lines are read from standard input; its end abandons the game (exit code 0).
@@ -26,15 +26,13 @@ use tabula_engine::backgammon::{
     Dice, DoubleDenied, GameKind, GameResult, MatchId, MatchState, Play, Position, Side,
     MAX_MATCH_LENGTH,
 };
+use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice};
 use tabula_gammon::baseline::roll;
-use tabula_gammon::cube::{CubeDecision, DEFAULT_CUBE_EFFICIENCY};
-use tabula_gammon::search::with_threads;
-use tabula_gammon::{Probabilities, Rng, SearchOptions, Searcher};
+use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
+use tabula_gammon::{Rng, SearchOptions};
 
-use crate::backgammon::{
-    board_diagram_as, check_plies, cube_advice, cube_decision, cube_state, offers_double,
-    ranked_text, EvaluatorArgs,
-};
+use super::args::{check_plies, with_threads, EvaluatorArgs};
+use super::render::{board_diagram_as, cube_advice, ranked_text};
 use crate::error::{CliError, CliResult};
 
 /// Plays shown by `hint`.
@@ -60,9 +58,9 @@ pub struct GameArgs {
     /// to 3 plies.
     #[arg(long, default_value_t = 2)]
     plies: u8,
-    /// Search threads (0: one per core). The engine's choices do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
+    /// Search threads, 1 to 256. The engine's choices do not depend on it.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
     /// Money play under the Jacoby rule: gammons and backgammons count single while the cube
     /// has not been turned.
     #[arg(long)]
@@ -88,8 +86,7 @@ type Step<T> = Result<T, Quit>;
 
 /// A session in progress.
 struct Game<'e, R> {
-    searcher: Searcher<'e>,
-    plies: u8,
+    advisor: Advisor<'e>,
     /// The human's player number (0 or 1); the engine is the other.
     human: usize,
     /// The letters of the human's and the engine's checkers.
@@ -135,19 +132,7 @@ pub fn run(
         Some(starting_state(args, human, position, match_id)?)
     };
     let length = start.map_or(args.match_length.unwrap_or(0), |s| s.length());
-    if length > 0 && args.games.is_some() {
-        return Err(CliError::bad_input(
-            "--games is for money play (a match goes on until a player has enough points)",
-        ));
-    }
-    if args.games == Some(0) {
-        return Err(CliError::bad_input("--games must be at least 1"));
-    }
-    if length > 0 && args.jacoby {
-        return Err(CliError::bad_input(
-            "--jacoby is a rule of money play, not of matches",
-        ));
-    }
+    check_session(args, length)?;
     let eval = args.evaluator.load()?;
     let seed = args.seed.unwrap_or_else(clock_seed);
     let options = SearchOptions {
@@ -157,8 +142,7 @@ pub fn run(
     with_threads(args.threads, || {
         let stdin = std::io::stdin();
         let mut game = Game {
-            searcher: Searcher::new(&eval, options),
-            plies: args.plies,
+            advisor: Advisor::new(&eval, options, DEFAULT_CUBE_EFFICIENCY),
             human,
             letters: if human == 1 { ['X', 'O'] } else { ['O', 'X'] },
             cube: !args.no_cube,
@@ -182,7 +166,25 @@ pub fn run(
             println!("game abandoned");
         }
     })
-    .map_err(CliError::internal)
+}
+
+/// The options that depend on the kind of session: `--games` and `--jacoby` are for money
+/// play (`length` 0).
+fn check_session(args: &GameArgs, length: u32) -> CliResult {
+    if length > 0 && args.games.is_some() {
+        return Err(CliError::bad_input(
+            "--games is for money play (a match goes on until a player has enough points)",
+        ));
+    }
+    if args.games == Some(0) {
+        return Err(CliError::bad_input("--games must be at least 1"));
+    }
+    if length > 0 && args.jacoby {
+        return Err(CliError::bad_input(
+            "--jacoby is a rule of money play, not of matches",
+        ));
+    }
+    Ok(())
 }
 
 /// The state to play on from a given position: the Match ID's, or a centred cube with the
@@ -484,14 +486,9 @@ impl<R: BufRead> Game<'_, R> {
     }
 
     /// The engine's view of the cube for the player on roll (before the roll).
-    fn cube_decision(&self) -> (Probabilities, CubeDecision) {
-        cube_decision(
-            &self.searcher,
-            &self.pos,
-            self.plies,
-            &cube_state(Some(self.match_id(None))),
-            DEFAULT_CUBE_EFFICIENCY,
-        )
+    fn cube_decision(&self) -> CubeAdvice {
+        self.advisor
+            .cube(&self.pos, &cube_state(Some(&self.match_id(None))))
     }
 
     /// Prints `prompt` and reads the next non-empty line, trimmed; `Err(Quit)` on `quit` or at
@@ -530,12 +527,15 @@ impl<R: BufRead> Game<'_, R> {
                 "roll" | "r" => break false,
                 "double" | "d" => break true,
                 "hint" => {
-                    let (p, d) = self.cube_decision();
-                    println!("your chances at {}-ply before the roll:", self.plies);
-                    println!("{}", cube_advice(&p, &d));
+                    let advice = self.cube_decision();
+                    println!(
+                        "your chances at {}-ply before the roll:",
+                        self.advisor.plies()
+                    );
+                    println!("{}", cube_advice(&advice));
                 }
                 "auto" => {
-                    let double = offers_double(&self.cube_decision().1);
+                    let double = self.cube_decision().decision.offers_double();
                     println!("auto: {}", if double { "double" } else { "roll" });
                     break double;
                 }
@@ -552,8 +552,8 @@ impl<R: BufRead> Game<'_, R> {
         println!("you double to {}", 2 * self.state.cube());
         // The engine answers from the doubler's side: it takes when double/take is no better
         // for the doubler than double/pass.
-        let (_, d) = self.cube_decision();
-        if d.take && self.state.take().is_ok() {
+        let take = self.cube_decision().decision.take;
+        if take && self.state.take().is_ok() {
             println!(
                 "the engine takes: the cube is at {}, the engine's",
                 self.state.cube()
@@ -565,8 +565,11 @@ impl<R: BufRead> Game<'_, R> {
 
     /// The engine's choice before its roll; the result when the human drops its double.
     fn engine_cube(&mut self) -> Step<Option<GameResult>> {
-        let (p, d) = self.cube_decision();
-        if !offers_double(&d) || self.state.double().is_err() {
+        let CubeAdvice {
+            probabilities: p,
+            decision: d,
+        } = self.cube_decision();
+        if !d.offers_double() || self.state.double().is_err() {
             return Ok(None);
         }
         println!("the engine doubles to {}", 2 * self.state.cube());
@@ -676,7 +679,7 @@ impl<R: BufRead> Game<'_, R> {
                 }
                 "hint" => print!(
                     "{}",
-                    ranked_text(&self.searcher.rank(&self.pos, dice), HINT_PLAYS)
+                    ranked_text(&self.advisor.plays(&self.pos, dice), HINT_PLAYS)
                 ),
                 "auto" => {
                     let play = self.best_play(dice);
@@ -721,10 +724,6 @@ impl<R: BufRead> Game<'_, R> {
 
     /// The engine's best play of `dice` for the player on roll.
     fn best_play(&self, dice: Dice) -> Option<Play> {
-        self.searcher
-            .rank(&self.pos, dice)
-            .into_iter()
-            .next()
-            .map(|r| r.play)
+        self.advisor.best_play(&self.pos, dice)
     }
 }

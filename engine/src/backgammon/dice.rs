@@ -45,22 +45,22 @@ impl Dice {
     }
 
     /// The higher die.
-    pub fn high(self) -> u8 {
+    pub const fn high(self) -> u8 {
         self.high
     }
 
     /// The lower die.
-    pub fn low(self) -> u8 {
+    pub const fn low(self) -> u8 {
         self.low
     }
 
     /// Both dice the same.
-    pub fn is_double(self) -> bool {
+    pub const fn is_double(self) -> bool {
         self.high == self.low
     }
 
     /// Out of 36: 1 for a double, 2 otherwise.
-    pub fn weight(self) -> u32 {
+    pub const fn weight(self) -> u32 {
         if self.is_double() {
             1
         } else {

@@ -3,8 +3,9 @@
 //!
 //! Everything follows GNU Backgammon 1.07: a [`Position`] is seen from the player on roll
 //! (gnubg's `anBoard[1]`), plays are distinct resulting positions, and the Position ID puts the
-//! opponent's checkers first. Backgammon has dice, so it does not implement [`crate::Game`];
-//! [`Position`] implements [`crate::Keyed`] with gnubg's 80-bit key.
+//! opponent's checkers first. Backgammon has dice, so it does not implement [`crate::Game`] but
+//! [`crate::ChanceGame`] (the 21 rolls with their weights out of 36); [`Position`] implements
+//! [`crate::Keyed`] with gnubg's 80-bit key.
 //!
 //! ```
 //! use tabula_engine::backgammon::{Dice, Position};
@@ -18,6 +19,7 @@
 //! assert_eq!(Position::START.parse_play(roll, "6/5 8/5").unwrap(), *point);
 //! ```
 
+mod chance;
 mod dice;
 pub mod fibs;
 pub mod match_id;

@@ -42,6 +42,9 @@ pub enum PositionError {
     TooManyCheckers { side: Side, count: u32 },
     /// Both sides have checkers on the same point (numbered from the player on roll's side).
     SharedPoint { point: usize },
+    /// Neither side has a checker left: both have borne off all theirs, which no game reaches
+    /// (it ends when the first side has borne off).
+    NoCheckers,
 }
 
 impl fmt::Display for PositionError {
@@ -57,6 +60,10 @@ impl fmt::Display for PositionError {
             PositionError::SharedPoint { point } => {
                 write!(f, "both sides have checkers on point {point}")
             }
+            PositionError::NoCheckers => write!(
+                f,
+                "neither side has a checker: both cannot have borne off (the game ends when one has)"
+            ),
         }
     }
 }
@@ -128,7 +135,14 @@ impl Position {
 
     /// A position from the counts of both sides, each from its own point of view (slot `i` =
     /// point `i + 1`, slot 24 = bar).
+    ///
+    /// Refused: more than 15 checkers for a side, both sides on one point, and no checker at all
+    /// ([`PositionError::NoCheckers`]). One side with none is a finished game and accepted. Every
+    /// parser of this crate (Position ID, XGID, FIBS board) builds its position here.
     pub fn from_counts(on_roll: [u8; 25], opponent: [u8; 25]) -> Result<Position, PositionError> {
+        if on_roll == [0; 25] && opponent == [0; 25] {
+            return Err(PositionError::NoCheckers);
+        }
         for (side, counts) in [(Side::OnRoll, &on_roll), (Side::Opponent, &opponent)] {
             let count: u32 = counts.iter().map(|&c| c as u32).sum();
             if count > CHECKERS as u32 {
@@ -235,5 +249,30 @@ impl Keyed for Position {
 
     fn key(&self) -> u128 {
         position_id::key(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_board_with_no_checker_is_refused() {
+        assert_eq!(
+            Position::from_counts([0; 25], [0; 25]),
+            Err(PositionError::NoCheckers)
+        );
+        // One side borne off is a finished game, and fine.
+        let mut one = [0u8; 25];
+        one[0] = 1;
+        assert!(Position::from_counts(one, [0; 25]).unwrap().is_game_over());
+        assert!(Position::from_counts([0; 25], one).unwrap().is_game_over());
+        // The Position ID of the empty board (all 80 bits zero) is refused the same way.
+        assert_eq!(
+            Position::from_position_id("AAAAAAAAAAAAAA"),
+            Err(super::position_id::PositionIdError::Position(
+                PositionError::NoCheckers
+            ))
+        );
     }
 }

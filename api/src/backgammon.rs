@@ -1,0 +1,176 @@
+//! Backgammon's JSON reports (`tabula backgammon …`). `moves --json` is the shared
+//! [`crate::report::MovesReport`]; the others are here.
+//!
+//! Field names follow the table of [`crate::report`]: `position` is a gnubg Position ID,
+//! `side_to_move` is `x` or `o` (gnubg's player 1 and player 0), `plies` is here the search
+//! depth of an evaluation (backgammon has no distance to the end to report). Backgammon adds
+//! `equity` (cubeless, for the player on roll or the mover) and `probabilities`
+//! (`[win, win gammon, win backgammon, lose gammon, lose backgammon]`).
+//!
+//! The fields of the `hint` reports are declared in alphabetical order, the order in which
+//! `hint --json` has always written them; keep it so.
+
+use serde::{Deserialize, Serialize};
+
+/// The cube decision of the player on roll (in `hint --json` without dice).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CubeReport {
+    /// The decision in words: `no double`, `double, take`, `double, pass`, `too good to double,
+    /// pass`, or `no double (the cube is not available)`.
+    pub action: String,
+    /// Cubeful value after double and pass (money: per cube unit; match: match winning chance).
+    pub double_pass: f64,
+    /// Cubeful value after double and take.
+    pub double_take: f64,
+    /// Cubeful value without doubling.
+    pub no_double: f64,
+    /// The opponent should take a double.
+    pub take: bool,
+}
+
+/// `hint --json` before the roll: the evaluation of the position and the cube decision.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvaluationReport {
+    pub cube: CubeReport,
+    /// Cubeless equity for the player on roll (rounded to 6 decimals).
+    pub equity: f64,
+    /// Search depth.
+    pub plies: u8,
+    /// The position evaluated (Position ID).
+    pub position: String,
+    /// Cubeless probabilities for the player on roll (rounded to 6 decimals).
+    pub probabilities: [f64; 5],
+}
+
+/// One ranked play in `hint --json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankedPlayReport {
+    /// Cubeless equity for the mover (rounded to 6 decimals).
+    pub equity: f64,
+    /// The play in gnubg notation.
+    pub play: String,
+    /// The depth of this play's evaluation (0 for plays filtered out before the search).
+    pub plies: u8,
+    /// Cubeless probabilities for the mover (rounded to 6 decimals).
+    pub probabilities: [f64; 5],
+}
+
+/// `hint --json` with dice: every legal play, best first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlaysReport {
+    /// The roll, e.g. `31`.
+    pub dice: String,
+    /// Every legal play, best first (empty when none is legal).
+    pub moves: Vec<RankedPlayReport>,
+    /// Search depth.
+    pub plies: u8,
+}
+
+/// One side's checkers in `show --json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideReport {
+    pub pips: u32,
+    pub bar: u8,
+    pub off: u8,
+    /// Checkers on the side's own points 1 to 24.
+    pub points: Vec<u8>,
+}
+
+/// The match state of a Match ID in `show --json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchReport {
+    pub match_id: String,
+    /// Match length, 0 for money.
+    pub length: u32,
+    /// Scores of players 0 and 1.
+    pub score: [u32; 2],
+    pub cube: u32,
+    /// The cube's owner (player 0 or 1), `null` when centred.
+    pub cube_owner: Option<u8>,
+    pub crawford: bool,
+    /// The player on roll (0 or 1).
+    pub on_roll: u8,
+    /// The dice, `[0, 0]` before the roll.
+    pub dice: [u8; 2],
+    /// The match winning chance of the player on roll (Kazaross-XG2), `null` for money.
+    pub match_equity: Option<f64>,
+}
+
+/// `show --json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShowReport {
+    /// Always `backgammon`.
+    pub game: String,
+    /// Position ID.
+    pub position: String,
+    /// `x` or `o`: gnubg's player 1 or 0, from the Match ID (`x` without one: the board shows
+    /// the player on roll as X).
+    pub side_to_move: String,
+    pub xgid: String,
+    /// The player on roll's checkers.
+    pub on_roll: SideReport,
+    /// The opponent's checkers.
+    pub opponent: SideReport,
+    /// With a Match ID.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none", default)]
+    pub match_state: Option<MatchReport>,
+}
+
+/// `play --play … --json`: the play checked, in gnubg notation, and the Position ID after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckedPlayReport {
+    pub play: String,
+    pub position: String,
+}
+
+/// `baseline --json`: the net's results against a simple opponent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BaselineReport {
+    pub backgammons: u64,
+    pub gammons: u64,
+    pub games: u64,
+    pub opponent: String,
+    pub points_per_game: f64,
+    pub win_rate: f64,
+    pub wins: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hint_fields_are_written_in_alphabetical_order() {
+        let r = PlaysReport {
+            dice: "31".into(),
+            moves: vec![RankedPlayReport {
+                equity: 0.5,
+                play: "8/5 6/5".into(),
+                plies: 1,
+                probabilities: [0.5, 0.1, 0.0, 0.1, 0.0],
+            }],
+            plies: 1,
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        // serde_json::Value (no preserve_order) sorts keys: the same text as before.
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(text, v.to_string());
+        let e = EvaluationReport {
+            cube: CubeReport {
+                action: "no double".into(),
+                double_pass: 1.0,
+                double_take: 0.7,
+                no_double: 0.8,
+                take: true,
+            },
+            equity: 0.1,
+            plies: 2,
+            position: "4HPwATDgc/ABMA".into(),
+            probabilities: [0.5; 5],
+        };
+        let text = serde_json::to_string(&e).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(text, v.to_string());
+        assert_eq!(serde_json::from_str::<EvaluationReport>(&text).unwrap(), e);
+    }
+}

@@ -1,0 +1,154 @@
+//! The arguments shared by the backgammon commands, and turning them into engine values: the
+//! position (Position ID, gnubg ID or XGID) with its match state, the dice, the search depth and
+//! threads, and the evaluator (weights and bearoff database). A leaf: it uses no sibling module
+//! but the bearoff cache.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args as ClapArgs;
+use tabula_engine::backgammon::{Dice, MatchId, Position, Xgid};
+use tabula_gammon::search::MAX_PLIES;
+use tabula_gammon::{weights, Evaluator, NetFile};
+
+use crate::error::{CliError, CliResult};
+
+/// The position options of `show`, `moves`, `play` and `hint`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct Common {
+    /// gnubg Position ID (`4HPwATDgc/ABMA`), gnubg ID (`<position>:<match>`) or XGID
+    /// (default: the opening position).
+    #[arg(
+        long,
+        short,
+        default_value = "4HPwATDgc/ABMA",
+        allow_hyphen_values = true
+    )]
+    pub(crate) position: String,
+    /// gnubg Match ID (`cAkAAAAAAAAA`) for the match state.
+    #[arg(long = "match-id", short = 'm')]
+    pub(crate) match_id: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// A position with the match state that came with it, if any.
+pub(crate) struct Input {
+    pub(crate) position: Position,
+    pub(crate) match_id: Option<MatchId>,
+}
+
+impl Common {
+    /// The position and match state given, checked.
+    pub(crate) fn input(&self) -> Result<Input, CliError> {
+        let text = self.position.trim();
+        let (position, mut match_id) = if text.starts_with("XGID=") || text.len() > 40 {
+            let x =
+                Xgid::parse(text).map_err(|e| CliError::bad_input(format!("invalid XGID: {e}")))?;
+            (x.position, Some(x.match_id()))
+        } else if let Some((p, m)) = text.split_once(':') {
+            (parse_position(p)?, Some(parse_match_id(m)?))
+        } else {
+            (parse_position(text)?, None)
+        };
+        if let Some(m) = &self.match_id {
+            match_id = Some(parse_match_id(m)?);
+        }
+        Ok(Input { position, match_id })
+    }
+}
+
+fn parse_position(id: &str) -> Result<Position, CliError> {
+    Position::from_position_id(id)
+        .map_err(|e| CliError::bad_input(format!("invalid Position ID {id:?}: {e}")))
+}
+
+fn parse_match_id(id: &str) -> Result<MatchId, CliError> {
+    MatchId::decode(id).map_err(|e| CliError::bad_input(format!("invalid Match ID {id:?}: {e}")))
+}
+
+/// The dice of `--dice`, else those rolled in the XGID or Match ID; an error without either.
+pub(crate) fn dice_for(arg: &Option<String>, input: &Input) -> Result<Dice, CliError> {
+    match (arg, input.match_id) {
+        (Some(d), _) => d
+            .parse()
+            .map_err(|e| CliError::bad_input(format!("invalid dice: {e}"))),
+        (None, Some(m)) if m.dice.0 > 0 => Dice::new(m.dice.0, m.dice.1)
+            .map_err(|e| CliError::bad_input(format!("invalid dice: {e}"))),
+        _ => Err(CliError::bad_input("no dice: give --dice, e.g. --dice 31")),
+    }
+}
+
+/// The dice when some were given (`--dice`, or rolled in the XGID or Match ID); `None` before
+/// the roll.
+pub(crate) fn rolled_dice(arg: &Option<String>, input: &Input) -> Result<Option<Dice>, CliError> {
+    let rolled = arg.is_some() || input.match_id.is_some_and(|m| m.dice.0 > 0);
+    rolled.then(|| dice_for(arg, input)).transpose()
+}
+
+/// `--plies` of the commands that search: at most [`MAX_PLIES`].
+pub(crate) fn check_plies(plies: u8) -> CliResult {
+    if plies > MAX_PLIES {
+        return Err(CliError::bad_input(format!(
+            "--plies {plies}: at most {MAX_PLIES}"
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `f` on a pool of `threads` search threads (`--threads`, already checked by clap).
+pub(crate) fn with_threads<R: Send>(
+    threads: u64,
+    f: impl FnOnce() -> R + Send,
+) -> Result<R, CliError> {
+    tabula_gammon::search::with_threads(threads as usize, f)
+        .map_err(|e| CliError::internal(e.to_string()).with_source(e))
+}
+
+/// The evaluator options of `hint`, `external` and `play`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct EvaluatorArgs {
+    /// Weights file (default: the shipped weights).
+    #[arg(long)]
+    weights: Option<PathBuf>,
+    /// The one-sided bearoff database for exact bear-off probabilities instead of the race net
+    /// (`tabula tablebase build bearoff-os`; default: bearoff-os.tdb in $TABULA_CACHE_DIR,
+    /// $XDG_CACHE_HOME/tabula or ~/.cache/tabula, built there on first use).
+    #[arg(long)]
+    bearoff: Option<PathBuf>,
+    /// The net alone, also where both sides bear off (no bearoff database).
+    #[arg(long = "no-bearoff", conflicts_with = "bearoff")]
+    no_bearoff: bool,
+}
+
+impl EvaluatorArgs {
+    /// The net, with exact bear-offs from `--bearoff FILE` (a bad file is an error), else from
+    /// the cached database, unless `--no-bearoff`.
+    pub(crate) fn load(&self) -> Result<Cow<'static, Evaluator>, CliError> {
+        let eval = load_net(self.weights.as_deref())?;
+        if self.no_bearoff {
+            return Ok(eval);
+        }
+        let table = match &self.bearoff {
+            Some(p) => tabula_tablebase::bearoff::OneSided::load(p).map_err(|e| {
+                CliError::bad_input(format!("bearoff database {}: {e}", p.display()))
+            })?,
+            None => crate::backgammon::bearoff::cached(),
+        };
+        Ok(Cow::Owned(eval.into_owned().with_bearoff(Arc::new(table))))
+    }
+}
+
+/// The net alone: from `--weights FILE`, or the shipped one.
+pub(crate) fn load_net(path: Option<&Path>) -> Result<Cow<'static, Evaluator>, CliError> {
+    match path {
+        Some(p) => NetFile::load(p)
+            .map(|f| Cow::Owned(f.evaluator))
+            .map_err(|e| CliError::bad_input(format!("weights {}: {e}", p.display()))),
+        None => weights::builtin()
+            .map(Cow::Borrowed)
+            .map_err(|e| CliError::bad_input(format!("built-in weights: {e}"))),
+    }
+}

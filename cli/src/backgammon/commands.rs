@@ -1,0 +1,228 @@
+//! The one-shot backgammon commands: `show`, `moves`, `play --play`, `hint` and `baseline`.
+//! They read their options through [`super::args`], ask the engine (the advisor for `hint`) and
+//! print through [`super::render`].
+
+use std::path::Path;
+use std::time::Instant;
+
+use tabula_api::backgammon::{BaselineReport, CheckedPlayReport};
+use tabula_api::report::{MoveEntry, MovesReport};
+use tabula_engine::backgammon::{Position, Side};
+use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice};
+use tabula_gammon::baseline::{versus, Player};
+use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
+use tabula_gammon::{equity as cubeless_equity, SearchOptions};
+
+use super::args::{
+    check_plies, dice_for, load_net, rolled_dice, with_threads, Common, EvaluatorArgs,
+};
+use super::render::{
+    board_diagram, cube_advice, evaluation_report, match_lines, plays_report, print_json,
+    ranked_text, show_report, side_to_move,
+};
+use crate::error::{CliError, CliResult};
+
+/// `show`: the board, pip counts and match state.
+pub(crate) fn show(common: &Common) -> CliResult {
+    let input = common.input()?;
+    let pos = input.position;
+    if common.json {
+        return print_json(&show_report(&pos, input.match_id.as_ref()));
+    }
+    println!(" Position ID: {}", pos.position_id());
+    if let Some(m) = input.match_id {
+        println!(" Match ID   : {}", m.encode());
+    }
+    print!("{}", board_diagram(&pos));
+    for (name, side) in [("X (on roll)", Side::OnRoll), ("O", Side::Opponent)] {
+        println!(
+            " {name}: pips {}, bar {}, off {}",
+            pos.pips(side),
+            pos.bar(side),
+            pos.off(side)
+        );
+    }
+    if let Some(m) = input.match_id {
+        for line in match_lines(&m) {
+            println!(" {line}");
+        }
+    }
+    Ok(())
+}
+
+/// `moves`: every legal play of the roll with the Position ID after it.
+pub(crate) fn moves(common: &Common, dice: &Option<String>) -> CliResult {
+    let input = common.input()?;
+    let dice = dice_for(dice, &input)?;
+    let plays = input.position.plays(dice);
+    if common.json {
+        return print_json(&MovesReport {
+            game: "backgammon".into(),
+            position: input.position.position_id(),
+            side_to_move: side_to_move(input.match_id.as_ref()).into(),
+            moves: plays
+                .iter()
+                .map(|p| MoveEntry {
+                    mv: p.notation(),
+                    position: p.result().position_id(),
+                })
+                .collect(),
+        });
+    }
+    if plays.is_empty() {
+        println!("No legal play for {dice}.");
+    }
+    let width = plays.iter().map(|p| p.notation().len()).max().unwrap_or(0);
+    for p in &plays {
+        println!("{:width$}  {}", p.notation(), p.result().position_id());
+    }
+    Ok(())
+}
+
+/// `play --play TEXT`: checks the play and prints it with the Position ID after it.
+pub(crate) fn check_play(common: &Common, dice: &Option<String>, text: &str) -> CliResult {
+    let input = common.input()?;
+    let dice = dice_for(dice, &input)?;
+    let play = input
+        .position
+        .parse_play(dice, text)
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
+    if common.json {
+        return print_json(&CheckedPlayReport {
+            play: play.notation(),
+            position: play.result().position_id(),
+        });
+    }
+    println!("{}  {}", play.notation(), play.result().position_id());
+    Ok(())
+}
+
+/// `hint`: the ranked plays of the dice, or before the roll the evaluation and cube decision.
+pub(crate) fn hint(
+    common: &Common,
+    dice: &Option<String>,
+    plies: u8,
+    threads: u64,
+    evaluator: &EvaluatorArgs,
+) -> CliResult {
+    check_plies(plies)?;
+    let input = common.input()?;
+    let dice = rolled_dice(dice, &input)?;
+    // After the checks: a typo should not wait for a bearoff database to be built.
+    let eval = evaluator.load()?;
+    let pos = input.position;
+    let options = SearchOptions {
+        plies,
+        ..SearchOptions::default()
+    };
+    let started = Instant::now();
+    let advisor = || Advisor::new(&eval, options, DEFAULT_CUBE_EFFICIENCY);
+    let Some(dice) = dice else {
+        let state = cube_state(input.match_id.as_ref());
+        let advice = with_threads(threads, || advisor().cube(&pos, &state))?;
+        return print_evaluation(common.json, &pos, plies, &advice, started);
+    };
+    let ranked = with_threads(threads, || advisor().plays(&pos, dice))?;
+    if common.json {
+        return print_json(&plays_report(dice, plies, &ranked));
+    }
+    if ranked.is_empty() {
+        println!("No legal play for {dice}.");
+        return Ok(());
+    }
+    print!("{}", ranked_text(&ranked, ranked.len()));
+    eprintln!("{:.3} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// `hint` before the roll: the evaluation and the cube decision.
+fn print_evaluation(
+    json: bool,
+    pos: &Position,
+    plies: u8,
+    advice: &CubeAdvice,
+    started: Instant,
+) -> CliResult {
+    if json {
+        return print_json(&evaluation_report(pos, plies, advice));
+    }
+    println!(
+        "{} ({plies}-ply, player on roll): cubeless equity {:+.3}",
+        pos.position_id(),
+        cubeless_equity(&advice.probabilities)
+    );
+    println!("{}", cube_advice(advice));
+    eprintln!("{:.3} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// `baseline`: the net (0-ply) against a simple opponent.
+pub(crate) fn baseline(
+    games: u64,
+    seed: u64,
+    opponent: &str,
+    weights: Option<&Path>,
+    json: bool,
+) -> CliResult {
+    let other;
+    let (opp, name) = match opponent {
+        "pip" | "pips" | "pip-count" => (Player::PipCount, "pip-count racer".to_string()),
+        "random" => (Player::Random, "random player".to_string()),
+        file if file.ends_with(".tnet") => {
+            other = load_net(Some(Path::new(file)))?;
+            (Player::Net(&other), format!("net {file} (0-ply)"))
+        }
+        other => {
+            return Err(CliError::bad_input(format!(
+                "unknown opponent {other:?}: expected pip, random or a .tnet weights file"
+            )))
+        }
+    };
+    if games == 0 {
+        return Err(CliError::bad_input("--games must be at least 1"));
+    }
+    let eval = load_net(weights)?;
+    let started = Instant::now();
+    let r = versus(Player::Net(&eval), opp, games, seed);
+    if json {
+        return print_json(&BaselineReport {
+            backgammons: r.backgammons,
+            gammons: r.gammons,
+            games: r.games,
+            opponent: opponent.to_string(),
+            points_per_game: r.ppg(),
+            win_rate: r.win_rate(),
+            wins: r.wins,
+        });
+    }
+    println!(
+        "net (0-ply) vs {name}: {} wins of {} ({:.1}%), {:+.3} points/game, {} gammons, {} backgammons won",
+        r.wins,
+        r.games,
+        100.0 * r.win_rate(),
+        r.ppg(),
+        r.gammons,
+        r.backgammons
+    );
+    eprintln!("{:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabula_engine::backgammon::Dice;
+
+    #[test]
+    fn dice_are_read_from_the_option_or_the_match_id() {
+        let common = Common {
+            position: "4HPwATDgc/ABMA:cAkAAAAAAAAA".into(),
+            match_id: None,
+            json: false,
+        };
+        let input = common.input().unwrap();
+        assert_eq!(rolled_dice(&None, &input).unwrap(), None);
+        let d: Dice = "31".parse().unwrap();
+        assert_eq!(rolled_dice(&Some("31".into()), &input).unwrap(), Some(d));
+    }
+}
