@@ -187,7 +187,7 @@ fn bad_input_exits_2() {
     );
     let shipped = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../solver/data/backgammon.tnet"
+        "/../gammon/data/backgammon.tnet"
     ))
     .unwrap();
     let cut = dir.join("cut.tnet");

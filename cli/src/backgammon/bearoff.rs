@@ -5,7 +5,6 @@
 //! `$HOME/.cache/tabula`. Unlike a `--bearoff FILE` the user names, a cache file that does not
 //! load (corrupt, truncated, an older format) is rebuilt and overwritten rather than an error.
 
-use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use tabula_tablebase::bearoff::OneSided;
@@ -42,7 +41,7 @@ pub(crate) fn cached() -> OneSided {
     match OneSided::load(&path) {
         Ok(table) => return table,
         // Not there (or not reachable: then saving will say why).
-        Err(_) if !path.exists() => {
+        Err(e) if e.is_not_found() => {
             eprintln!(
                 "bearoff database: building it once, into {} (about 2 s in a release build)",
                 path.display()
@@ -57,18 +56,11 @@ pub(crate) fn cached() -> OneSided {
     table
 }
 
-/// Saves under a name of this process's own, then renames over `path`: two processes that
-/// build at once each rename a complete file, whichever comes last wins. (`OneSided::save`
-/// alone writes through the fixed `<path>.tmp`, which they would share.)
+/// Saves the database (a unique temporary name, then an atomic rename, under the file's lock:
+/// when two processes build at once, the second one's save is refused and it keeps its copy in
+/// memory).
 fn save(table: &OneSided, path: &Path) -> Result<(), String> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut name = OsString::from(FILE_NAME);
-    name.push(format!(".{}", std::process::id()));
-    let own = path.with_file_name(name);
-    table.save(&own).map_err(|e| e.to_string())?;
-    fs::rename(&own, path).map_err(|e| {
-        let _ = fs::remove_file(&own);
-        format!("{}: {e}", path.display())
-    })
+    table.save(path).map_err(|e| e.to_string())
 }
