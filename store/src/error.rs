@@ -65,7 +65,8 @@ impl StoreError {
     /// An I/O error about `path`; `NotFound` becomes [`ErrorKind::NotFound`].
     pub fn io(path: &Path, source: io::Error) -> StoreError {
         let kind = match source.kind() {
-            io::ErrorKind::NotFound => ErrorKind::NotFound,
+            // A missing directory, or a file where a directory should be.
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ErrorKind::NotFound,
             io::ErrorKind::IsADirectory => ErrorKind::NotAFile,
             _ => ErrorKind::Io { source },
         };

@@ -7,7 +7,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use tabula_store::ErrorKind;
 use tabula_tablebase::bearoff::OneSided;
+use tabula_tablebase::StoreError;
 
 /// The cache file's name, the default name of `tabula tablebase build bearoff-os`.
 const FILE_NAME: &str = "bearoff-os.tdb";
@@ -50,8 +52,11 @@ pub(crate) fn cached() -> OneSided {
         Err(e) => eprintln!("bearoff database {}: {e}; rebuilding it", path.display()),
     }
     let table = OneSided::build();
-    if let Err(e) = save(&table, &path) {
-        eprintln!("warning: bearoff database not cached ({e}); using it from memory");
+    match save(&table, &path) {
+        Ok(()) => {}
+        // Another process is caching the same database: nothing to warn about.
+        Err(e) if matches!(e.kind(), ErrorKind::Locked) => {}
+        Err(e) => eprintln!("warning: bearoff database not cached ({e}); using it from memory"),
     }
     table
 }
@@ -59,8 +64,8 @@ pub(crate) fn cached() -> OneSided {
 /// Saves the database (a unique temporary name, then an atomic rename, under the file's lock:
 /// when two processes build at once, the second one's save is refused and it keeps its copy in
 /// memory).
-fn save(table: &OneSided, path: &Path) -> Result<(), String> {
+fn save(table: &OneSided, path: &Path) -> Result<(), StoreError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    table.save(path).map_err(|e| e.to_string())
+    fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+    table.save(path)
 }
