@@ -92,16 +92,18 @@ fn options(args: &TrainArgs, file: Option<&NetFile>) -> Result<TrainOptions, Cli
     Ok(saved)
 }
 
-pub fn train(args: &TrainArgs) -> CliResult {
+/// Checks the options and --out, takes its lock (held for the whole run: a second training on
+/// the same file fails now, not at a save) and makes the trainer: resumed from --out, or new
+/// (refusing an existing --out without --force).
+fn start(args: &TrainArgs) -> Result<(TargetLock, Trainer), CliError> {
     if args.checkpoint_every == 0 {
         return Err(CliError::bad_input("--checkpoint-every must be at least 1"));
     }
     options(args, None)?;
-    // Held for the whole run: a second training on the same file fails now, not at a save.
     let out = args.out.display();
     let lock = TargetLock::acquire(&args.out)
         .map_err(|e| weights_error(format!("cannot write {out}"), e.into()))?;
-    let mut trainer = if args.resume {
+    let trainer = if args.resume {
         let file =
             NetFile::load(&args.out).map_err(|e| weights_error("cannot resume".into(), e))?;
         let options = options(args, Some(&file))?;
@@ -123,6 +125,11 @@ pub fn train(args: &TrainArgs) -> CliResult {
         })?;
         Trainer::new(args.seed, options)
     };
+    Ok((lock, trainer))
+}
+
+pub fn train(args: &TrainArgs) -> CliResult {
+    let (lock, mut trainer) = start(args)?;
     let save = |t: &Trainer| -> CliResult {
         t.to_file()
             .save_locked(&lock, Existing::Replace)
@@ -166,21 +173,7 @@ pub fn train(args: &TrainArgs) -> CliResult {
         }
         if checkpoint {
             save(&trainer)?;
-            let mut line = format!("checkpoint: {} games in {}", games, args.out.display());
-            if args.bench_games > 0 {
-                let r = versus(
-                    Player::Net(trainer.evaluator()),
-                    Player::PipCount,
-                    args.bench_games,
-                    0x5eed,
-                );
-                line.push_str(&format!(
-                    "; vs pip-count racer: {:.1}% wins, {:+.3} points/game over {} games",
-                    100.0 * r.win_rate(),
-                    r.ppg(),
-                    r.games
-                ));
-            }
+            let line = checkpoint_line(args, &trainer);
             eprintln!("{line}");
         }
     }
@@ -193,4 +186,28 @@ pub fn train(args: &TrainArgs) -> CliResult {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The line printed at a checkpoint, with a benchmark against the pip-count racer if asked.
+fn checkpoint_line(args: &TrainArgs, trainer: &Trainer) -> String {
+    let mut line = format!(
+        "checkpoint: {} games in {}",
+        trainer.games(),
+        args.out.display()
+    );
+    if args.bench_games > 0 {
+        let r = versus(
+            Player::Net(trainer.evaluator()),
+            Player::PipCount,
+            args.bench_games,
+            0x5eed,
+        );
+        line.push_str(&format!(
+            "; vs pip-count racer: {:.1}% wins, {:+.3} points/game over {} games",
+            100.0 * r.win_rate(),
+            r.ppg(),
+            r.games
+        ));
+    }
+    line
 }
