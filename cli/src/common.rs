@@ -194,45 +194,85 @@ fn table_save_every() -> std::time::Duration {
         .unwrap_or(std::time::Duration::from_secs(300))
 }
 
+/// A file-store error as a command's error: the file's fault or the path's (damaged, foreign,
+/// truncated, missing, a directory, locked by another process) is bad input (exit 2), an
+/// operating-system failure to read or write is an I/O error (exit 1).
+pub fn store_error(what: &str, e: tabula_store::StoreError) -> CliError {
+    let message = format!("{what}: {e}");
+    if e.is_bad_input() {
+        CliError::bad_input(message)
+    } else {
+        CliError::io(message)
+    }
+    .with_source(e)
+}
+
+/// The context of a Bi-litaire `--table` file: stable rule codes and the keying.
+pub fn bilitaire_table_context(rules: tabula_engine::bilitaire::Rules, symmetry: bool) -> String {
+    let rules = if rules.free_chains {
+        "free-chains"
+    } else {
+        "standard"
+    };
+    tabula_solver::tt_file::context("bilitaire", &[("rules", rules)], symmetry)
+}
+
+/// The context of a Pylos `--table` file: stable rule codes and the keying.
+pub fn pylos_table_context(rules: tabula_engine::pylos::Rules, symmetry: bool) -> String {
+    let (variant, takeback) = (rules.variant.to_string(), rules.takeback.to_string());
+    tabula_solver::tt_file::context(
+        "pylos",
+        &[("rules", &variant), ("takeback", &takeback)],
+        symmetry,
+    )
+}
+
 /// `--table FILE`: where a solve keeps its proven entries between runs (`tabula_solver::tt_file`),
-/// tagged with the game, rules and keying they belong to.
+/// tagged with the game, rules and keying they belong to. It holds the file's lock from
+/// [`TableFile::open`] until it is dropped, so a second solve on the same file is refused at
+/// its start, and every save goes through a unique temporary file and an atomic rename.
 pub struct TableFile<'a> {
     table: &'a tabula_solver::AtomicTable,
-    path: std::path::PathBuf,
+    lock: tabula_store::TargetLock,
     context: String,
 }
 
 impl<'a> TableFile<'a> {
-    /// With a path: loads the file into `table` when it exists (a damaged file, or one made
-    /// under other rules, is an error); a missing file is a fresh start.
+    /// With a path: takes the file's lock and checks the file can be written (before any
+    /// search: no directory, a directory, another solve on it are errors now), then loads the
+    /// file into `table` when it exists (a damaged file, or one made under other rules, is an
+    /// error); a missing file is a fresh start.
     pub fn open(
         table: &'a tabula_solver::AtomicTable,
         path: Option<&std::path::Path>,
         context: String,
     ) -> Result<Option<TableFile<'a>>, CliError> {
         let Some(path) = path else { return Ok(None) };
-        if path.exists() {
-            let n = tabula_solver::load_proven(table, &context, path)
-                .map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?;
-            eprintln!(
+        let err = |e| store_error("--table", e);
+        let lock = tabula_store::TargetLock::acquire(path).map_err(err)?;
+        lock.check(tabula_store::Existing::Replace).map_err(err)?;
+        match tabula_solver::load_proven(table, &context, path) {
+            Ok(n) => eprintln!(
                 "table: resuming with {n} proven positions from {}",
                 path.display()
-            );
+            ),
+            Err(e) if e.is_not_found() => {}
+            Err(e) => return Err(err(e)),
         }
         Ok(Some(TableFile {
             table,
-            path: path.to_path_buf(),
+            lock,
             context,
         }))
     }
 
-    /// Writes the proven entries (atomically).
+    /// Writes the proven entries (atomically, under the held lock).
     pub fn save(&self) -> CliResult {
-        let n = tabula_solver::save_proven(self.table, &self.context, &self.path)
-            .map_err(|e| CliError::bad_input(e.to_string()))?;
+        let n = tabula_solver::tt_file::save_proven_locked(self.table, &self.context, &self.lock)
+            .map_err(|e| store_error("cannot save the table", e))?;
         eprintln!(
             "table: {n} proven positions saved to {}",
-            self.path.display()
+            self.lock.target().display()
         );
         Ok(())
     }

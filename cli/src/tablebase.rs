@@ -11,8 +11,9 @@ use tabula_tablebase::bearoff::{
     checkers, home_board, pips, Board, OneSided, Progress, TwoSided, MAX_CHECKERS,
     TWO_SIDED_CHECKERS,
 };
-use tabula_tablebase::TablebaseError;
+use tabula_tablebase::{Existing, StoreError, TargetLock};
 
+use crate::common::store_error;
 use crate::error::{CliError, CliResult};
 
 #[derive(ClapArgs, Debug)]
@@ -158,29 +159,26 @@ impl Reporter {
 
 fn build(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
     let out = out.unwrap_or_else(|| db.default_file());
-    // Fail before the work, not after it, when the file cannot go where asked.
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
-            return Err(CliError::bad_input(format!(
-                "cannot write {}: no directory {}",
-                out.display(),
-                dir.display()
-            )));
-        }
-    }
+    // Fail before the work, not after it, when the file cannot go where asked (no such
+    // directory, a directory, not writable, another process writing it): the lock is taken
+    // now, in the target's directory, and held until the file is written.
+    let cannot_write = |e| store_error("cannot write the database", e);
+    let lock = TargetLock::acquire(&out).map_err(cannot_write)?;
+    lock.check(Existing::Replace).map_err(cannot_write)?;
     let started = Instant::now();
     let mut reporter = Reporter::new(db.name());
     let (positions, saved) = match db {
         Db::BearoffOs => {
             let table = OneSided::build_with_progress(|p| reporter.report(p));
-            (table.len(), table.save(&out))
+            (table.len(), table.save_locked(&lock, Existing::Replace))
         }
         Db::BearoffTs => {
             let table = TwoSided::build_with_progress(|p| reporter.report(p));
-            (table.len(), table.save(&out))
+            (table.len(), table.save_locked(&lock, Existing::Replace))
         }
     };
-    saved.map_err(|e| CliError::bad_input(format!("cannot write the database: {e}")))?;
+    saved.map_err(cannot_write)?;
+    drop(lock);
     let seconds = started.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
     if json {
@@ -280,11 +278,8 @@ fn boards(
     Ok((me, opp))
 }
 
-fn load_error(file: &Path, e: TablebaseError) -> CliError {
-    match e {
-        TablebaseError::Io { .. } => CliError::bad_input(format!("cannot read the database: {e}")),
-        _ => CliError::bad_input(format!("{}: {e}", file.display())),
-    }
+fn load_error(e: StoreError) -> CliError {
+    store_error("cannot read the database", e)
 }
 
 fn board_text(board: &Board) -> String {
@@ -304,7 +299,7 @@ fn std_dev(d: &[f64], mean: f64) -> f64 {
 }
 
 fn probe_one_sided(file: &Path, board: Board, json: bool) -> CliResult {
-    let db = OneSided::load(file).map_err(|e| load_error(file, e))?;
+    let db = OneSided::load(file).map_err(load_error)?;
     let lookup = |e| CliError::bad_input(format!("invalid --points: {e}"));
     let mean = db.mean_rolls(board).map_err(lookup)?;
     let dist = db.distribution(board).map_err(lookup)?;
@@ -347,7 +342,7 @@ fn probe_one_sided(file: &Path, board: Board, json: bool) -> CliResult {
 }
 
 fn probe_two_sided(file: &Path, me: Board, opp: Board, json: bool) -> CliResult {
-    let db = TwoSided::load(file).map_err(|e| load_error(file, e))?;
+    let db = TwoSided::load(file).map_err(load_error)?;
     let p = db
         .win_probability(me, opp)
         .map_err(|e| CliError::bad_input(format!("invalid board: {e}")))?;

@@ -157,7 +157,7 @@ fn a_stopped_solve_resumes_from_its_table_file() {
     };
     assert_bad_input(
         &args(file, "standard").each_ref().map(String::as_str),
-        "made for `pylos rules=Children",
+        "made for `game=pylos;rules=children;takeback=optional;keying=d4`",
     );
     let damaged = dir.join("damaged.tt");
     let mut flipped = bytes.clone();

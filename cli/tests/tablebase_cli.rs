@@ -196,12 +196,12 @@ fn bad_files_exit_2() {
         b"hello, world: not a database at all, but long enough",
     )
     .unwrap();
-    probe(&garbage, "not a Tabula tablebase");
+    probe(&garbage, "not a Tabula file");
     probe(
         &dir().join("missing.tdb").display().to_string(),
         "missing.tdb",
     );
-    probe(ts, "wrong kind");
+    probe(ts, "a bearoff-ts file, expected a bearoff-os file");
     assert_bad_input(
         &[
             "tablebase",
@@ -210,7 +210,7 @@ fn bad_files_exit_2() {
             "--out",
             &dir().join("no/such/dir/x.tdb").display().to_string(),
         ],
-        "no directory",
+        "no such file or directory",
     );
 }
 

@@ -5,8 +5,8 @@
 //!   pips) and the contact/race classification.
 //! - [`net`]: the dense one-hidden-layer sigmoid net, the five output probabilities and the
 //!   [`Evaluator`] (a contact net and a race net, exact scores for finished games).
-//! - [`weights`]: the `.tnet` file format (magic, version, shapes, little-endian f32, FNV-1a 64
-//!   checksum) and the shipped weights, embedded with `include_bytes!`.
+//! - [`weights`]: the `.tnet` weights files (a `tabula-store` container: shapes, training state,
+//!   little-endian f32) and the shipped weights, embedded with `include_bytes!`.
 //! - [`train`]: deterministic single-threaded self-play TD(λ) with eligibility traces.
 //! - [`bearoff`]: exact bear-off probabilities from the one-sided bearoff database, used by the
 //!   [`Evaluator`] when one is attached.

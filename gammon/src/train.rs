@@ -106,7 +106,8 @@ impl Trainer {
         Trainer::with(evaluator, rng, 0, options)
     }
 
-    /// Continues from a checkpoint.
+    /// Continues from a checkpoint with `options` (pass the file's own, `file.training`, to
+    /// play exactly the games the uninterrupted run would have).
     pub fn resume(file: NetFile, options: TrainOptions) -> Trainer {
         Trainer::with(
             file.evaluator,
@@ -131,6 +132,11 @@ impl Trainer {
         }
     }
 
+    /// The learning parameters.
+    pub fn options(&self) -> TrainOptions {
+        self.options
+    }
+
     /// Games trained so far.
     pub fn games(&self) -> u64 {
         self.games
@@ -147,6 +153,7 @@ impl Trainer {
             evaluator: self.evaluator.clone(),
             games: self.games,
             rng_state: self.rng.state(),
+            training: Some(self.options),
         }
     }
 

@@ -1,34 +1,46 @@
-//! The `.tnet` weights file and the weights shipped with Tabula.
+//! Net weights files (`.tnet`) and the weights shipped with Tabula.
 //!
-//! Layout (all integers and floats little-endian):
+//! A weights file is a [`tabula_store`] container of kind [`Kind::NetWeights`] with context
+//! [`CONTEXT`]. Payload (integers and floats little-endian):
 //!
 //! | bytes | what |
 //! | --- | --- |
-//! | 8 | magic `TABULANN` |
-//! | 4 | format version, [`VERSION`] |
 //! | 4 | number of nets, 2 (contact, then race) |
 //! | 2 × 12 | per net: inputs ([`INPUTS`], or an earlier count of [`LAYOUTS`]), hidden units, outputs ([`OUTPUTS`]) |
 //! | 8 | self-play games trained |
 //! | 8 | training RNG state (so that `--resume` continues the same games) |
+//! | 4 | 1 when the learning rate and trace decay follow, 0 when they are unknown |
+//! | 4 | learning rate α (f32; 0 when unknown) |
+//! | 4 | trace decay λ (f32; 0 when unknown) |
 //! | … | per net: `w1` (inputs × hidden, input-major), `b1`, `w2` (outputs × hidden), `b2`, f32 |
-//! | 8 | FNV-1a 64 of every byte before it |
+//!
+//! Files of the first format (magic `TABULANN`, version 1: the same nets, games and RNG state
+//! without α and λ, and one FNV-1a 64 checksum at the end) still load through a small legacy
+//! reader; they are never written.
 
 use std::fmt;
+use std::fs::File;
+use std::io::Read;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::inputs::{INPUTS, LAYOUTS};
 use crate::net::{Evaluator, Net, MAX_HIDDEN, OUTPUTS};
-use tabula_tablebase::format::{write_atomic, Fnv1a};
+use crate::train::TrainOptions;
+use tabula_store::{ErrorKind, Existing, Kind, Spec, StoreError, StoreFile, TargetLock};
 
-/// The magic bytes at the start of a weights file.
-pub const MAGIC: &[u8; 8] = b"TABULANN";
-/// The format version this build reads and writes.
-pub const VERSION: u32 = 1;
+/// The context string of a weights file.
+pub const CONTEXT: &str = "game=backgammon;nets=contact,race";
 
-const HEADER: usize = 8 + 4 + 4 + 2 * 12 + 8 + 8;
+/// The magic bytes of the first weights format (read, never written).
+pub const LEGACY_MAGIC: &[u8; 8] = b"TABULANN";
 
-/// The weights shipped in `solver/data/backgammon.tnet`.
+/// Bytes of the payload before the floats.
+const PREAMBLE: usize = 4 + 2 * 12 + 8 + 8 + 12;
+/// Bytes of a first-format file before the floats.
+const LEGACY_HEADER: usize = 8 + 4 + 4 + 2 * 12 + 8 + 8;
+
+/// The weights shipped in `gammon/data/backgammon.tnet`.
 pub static BUILTIN: &[u8] = include_bytes!("../data/backgammon.tnet");
 
 /// Two nets with the training state that produced them.
@@ -39,36 +51,54 @@ pub struct NetFile {
     pub games: u64,
     /// The training RNG state after those games.
     pub rng_state: u64,
+    /// The learning parameters of that training, when known (not in first-format files).
+    pub training: Option<TrainOptions>,
 }
 
-/// Why bytes are not a weights file this build can use.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a file or bytes are not weights this build can use.
+#[derive(Debug)]
 pub enum WeightsError {
-    /// Reading or writing the file failed.
-    Io(String),
-    /// Not a Tabula weights file.
+    /// The container: missing, not a regular file, damaged, truncated, of another kind, or an
+    /// I/O failure.
+    Store(StoreError),
+    /// Not a weights file of either format.
     BadMagic,
-    /// A format version this build does not know.
+    /// A first-format file of a version this build does not know.
     Version(u32),
-    /// The file ends early.
+    /// A first-format file that ends early.
     Truncated { expected: usize, found: usize },
-    /// Net shapes this build cannot use.
+    /// Net shapes this build cannot use, or a payload of the wrong length.
     Shape(String),
-    /// The checksum does not match the contents.
+    /// A first-format file whose checksum does not match its contents.
     Checksum { stored: u64, computed: u64 },
-    /// Bytes after the checksum.
+    /// Bytes after a first-format file's checksum.
     TrailingBytes(usize),
     /// A weight is NaN or infinite.
     NonFinite,
 }
 
+impl WeightsError {
+    /// True when the fault is the file (or the path given), not an operating-system failure.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            WeightsError::Store(e) => e.is_bad_input(),
+            _ => true,
+        }
+    }
+}
+
 impl fmt::Display for WeightsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WeightsError::Io(e) => write!(f, "{e}"),
+            WeightsError::Store(e) => match e.kind() {
+                ErrorKind::NotFound | ErrorKind::NotAFile | ErrorKind::Io { .. } => {
+                    write!(f, "cannot read {e}")
+                }
+                _ => write!(f, "{e}"),
+            },
             WeightsError::BadMagic => f.write_str("not a Tabula weights file (bad magic)"),
             WeightsError::Version(v) => {
-                write!(f, "weights format version {v} (this build reads {VERSION})")
+                write!(f, "weights format version {v} (this build reads 1)")
             }
             WeightsError::Truncated { expected, found } => {
                 write!(
@@ -90,13 +120,26 @@ impl fmt::Display for WeightsError {
     }
 }
 
-impl std::error::Error for WeightsError {}
+impl std::error::Error for WeightsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WeightsError::Store(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
-/// FNV-1a, 64 bits, as the tablebase files use it.
+impl From<StoreError> for WeightsError {
+    fn from(e: StoreError) -> WeightsError {
+        WeightsError::Store(e)
+    }
+}
+
+/// 64-bit FNV-1a, the checksum of first-format files.
 fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut sum = Fnv1a::new();
-    sum.update(bytes);
-    sum.finish()
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -113,20 +156,95 @@ fn net_floats(inputs: usize, hidden: usize) -> usize {
     inputs * hidden + hidden + OUTPUTS * hidden + OUTPUTS
 }
 
+/// The largest first-format file: two nets of the most inputs and hidden units.
+fn legacy_max_len() -> u64 {
+    (LEGACY_HEADER + 8 * net_floats(INPUTS, MAX_HIDDEN) + 8) as u64
+}
+
+/// Reads the two net shapes at `bytes[0..24]`: inputs and hidden units of each.
+fn shapes(bytes: &[u8]) -> Result<[(usize, usize); 2], WeightsError> {
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+    let mut out = [(0, 0); 2];
+    for (k, shape) in out.iter_mut().enumerate() {
+        let o = 12 * k;
+        let (i, n, outputs) = (u32_at(o), u32_at(o + 4), u32_at(o + 8));
+        if !LAYOUTS.contains(&(i as usize)) || outputs as usize != OUTPUTS {
+            return Err(WeightsError::Shape(format!(
+                "net {k} is {i}-{n}-{outputs}, this build needs {LAYOUTS:?} inputs and {OUTPUTS} outputs"
+            )));
+        }
+        if n == 0 || n as usize > MAX_HIDDEN {
+            return Err(WeightsError::Shape(format!(
+                "net {k} has {n} hidden units (1 to {MAX_HIDDEN})"
+            )));
+        }
+        *shape = (i as usize, n as usize);
+    }
+    Ok(out)
+}
+
+/// The bytes of the floats of two nets of `shapes`.
+fn floats_len(shapes: &[(usize, usize); 2]) -> usize {
+    4 * shapes.iter().map(|&(i, n)| net_floats(i, n)).sum::<usize>()
+}
+
+/// The two nets from their floats (`bytes` exactly as long as [`floats_len`]).
+fn nets(bytes: &[u8], shapes: &[(usize, usize); 2]) -> Result<Evaluator, WeightsError> {
+    let mut at = 0;
+    let mut floats = |n: usize| -> Vec<f32> {
+        let v = bytes[at..at + 4 * n]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        at += 4 * n;
+        v
+    };
+    let mut nets = Vec::with_capacity(2);
+    for &(i, n) in shapes {
+        let mut w1 = floats(i * n);
+        // A net trained on an earlier layout: the units it lacks get zero weights, so it
+        // evaluates exactly as before (and training can start from it).
+        w1.resize(INPUTS * n, 0.0);
+        let b1 = floats(n);
+        let w2 = floats(OUTPUTS * n);
+        let b2: [f32; OUTPUTS] = floats(OUTPUTS).try_into().unwrap();
+        let finite = w1
+            .iter()
+            .chain(&b1)
+            .chain(&w2)
+            .chain(&b2)
+            .all(|x| x.is_finite());
+        if !finite {
+            return Err(WeightsError::NonFinite);
+        }
+        nets.push(Net {
+            hidden: n,
+            w1,
+            b1,
+            w2,
+            b2,
+        });
+    }
+    let race = nets.pop().unwrap();
+    let contact = nets.pop().unwrap();
+    Ok(Evaluator {
+        contact,
+        race,
+        bearoff: None,
+    })
+}
+
 impl NetFile {
-    /// The file's bytes.
-    pub fn encode(&self) -> Vec<u8> {
+    /// The payload of the file (see the module documentation).
+    pub fn payload(&self) -> Vec<u8> {
         let nets = [&self.evaluator.contact, &self.evaluator.race];
         let mut out = Vec::with_capacity(
-            HEADER
+            PREAMBLE
                 + 4 * nets
                     .iter()
                     .map(|n| net_floats(INPUTS, n.hidden))
-                    .sum::<usize>()
-                + 8,
+                    .sum::<usize>(),
         );
-        out.extend_from_slice(MAGIC);
-        put_u32(&mut out, VERSION);
         put_u32(&mut out, nets.len() as u32);
         for n in nets {
             put_u32(&mut out, INPUTS as u32);
@@ -135,150 +253,194 @@ impl NetFile {
         }
         out.extend_from_slice(&self.games.to_le_bytes());
         out.extend_from_slice(&self.rng_state.to_le_bytes());
+        let (known, alpha, lambda) = match self.training {
+            Some(t) => (1, t.alpha, t.lambda),
+            None => (0, 0.0, 0.0),
+        };
+        put_u32(&mut out, known);
+        out.extend_from_slice(&alpha.to_le_bytes());
+        out.extend_from_slice(&lambda.to_le_bytes());
         for n in nets {
             put_f32s(&mut out, &n.w1);
             put_f32s(&mut out, &n.b1);
             put_f32s(&mut out, &n.w2);
             put_f32s(&mut out, &n.b2);
         }
-        let sum = fnv1a64(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
-    /// Parses a weights file, checking magic, version, shapes, length, checksum and values.
-    pub fn decode(bytes: &[u8]) -> Result<NetFile, WeightsError> {
-        let truncated = |expected: usize| WeightsError::Truncated {
-            expected,
-            found: bytes.len(),
-        };
-        if bytes.len() < 8 {
-            return Err(if MAGIC.starts_with(bytes) {
-                truncated(HEADER + 8)
-            } else {
-                WeightsError::BadMagic
-            });
-        }
-        if &bytes[..8] != MAGIC {
-            return Err(WeightsError::BadMagic);
-        }
-        if bytes.len() < HEADER {
-            return Err(truncated(HEADER + 8));
-        }
-        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
-        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
-        let version = u32_at(8);
-        if version != VERSION {
-            return Err(WeightsError::Version(version));
-        }
-        if u32_at(12) != 2 {
+    /// The whole file's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        tabula_store::encode(
+            Kind::NetWeights,
+            CONTEXT,
+            &self.payload(),
+            tabula_store::DEFAULT_BLOCK,
+        )
+    }
+
+    /// Parses a payload, checking shapes, length and values.
+    pub fn from_payload(p: &[u8]) -> Result<NetFile, WeightsError> {
+        if p.len() < PREAMBLE {
             return Err(WeightsError::Shape(format!(
-                "{} nets, expected 2 (contact and race)",
-                u32_at(12)
+                "a payload of {} bytes",
+                p.len()
             )));
         }
-        let mut hidden = [0usize; 2];
-        let mut inputs = [0usize; 2];
-        for (k, h) in hidden.iter_mut().enumerate() {
-            let o = 16 + 12 * k;
-            let (i, n, out) = (u32_at(o), u32_at(o + 4), u32_at(o + 8));
-            if !LAYOUTS.contains(&(i as usize)) || out as usize != OUTPUTS {
-                return Err(WeightsError::Shape(format!(
-                    "net {k} is {i}-{n}-{out}, this build needs {LAYOUTS:?} inputs and {OUTPUTS} outputs"
-                )));
+        let u32_at = |o: usize| u32::from_le_bytes(p[o..o + 4].try_into().unwrap());
+        let f32_at = |o: usize| f32::from_le_bytes(p[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(p[o..o + 8].try_into().unwrap());
+        if u32_at(0) != 2 {
+            return Err(WeightsError::Shape(format!(
+                "{} nets, expected 2 (contact and race)",
+                u32_at(0)
+            )));
+        }
+        let shapes = shapes(&p[4..28])?;
+        let training = match u32_at(44) {
+            0 => None,
+            1 => {
+                let t = TrainOptions {
+                    alpha: f32_at(48),
+                    lambda: f32_at(52),
+                };
+                if !(t.alpha.is_finite() && t.alpha > 0.0 && (0.0..=1.0).contains(&t.lambda)) {
+                    return Err(WeightsError::Shape(format!(
+                        "alpha {} and lambda {} (alpha positive, lambda 0 to 1)",
+                        t.alpha, t.lambda
+                    )));
+                }
+                Some(t)
             }
-            inputs[k] = i as usize;
-            if n == 0 || n as usize > MAX_HIDDEN {
+            other => {
                 return Err(WeightsError::Shape(format!(
-                    "net {k} has {n} hidden units (1 to {MAX_HIDDEN})"
-                )));
+                    "training-parameters flag {other}"
+                )))
             }
-            *h = n as usize;
-        }
-        let games = u64_at(40);
-        let rng_state = u64_at(48);
-        let total =
-            HEADER + 4 * (net_floats(inputs[0], hidden[0]) + net_floats(inputs[1], hidden[1])) + 8;
-        if bytes.len() < total {
-            return Err(truncated(total));
-        }
-        let stored = u64_at(total - 8);
-        let computed = fnv1a64(&bytes[..total - 8]);
-        if stored != computed {
-            return Err(WeightsError::Checksum { stored, computed });
-        }
-        if bytes.len() > total {
-            return Err(WeightsError::TrailingBytes(bytes.len() - total));
-        }
-        let mut at = HEADER;
-        let mut floats = |n: usize| -> Vec<f32> {
-            let v = bytes[at..at + 4 * n]
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-                .collect();
-            at += 4 * n;
-            v
         };
-        let mut nets = Vec::with_capacity(2);
-        for (&i, &n) in inputs.iter().zip(&hidden) {
-            let mut w1 = floats(i * n);
-            // A net trained on an earlier layout: the units it lacks get zero weights, so it
-            // evaluates exactly as before (and training can start from it).
-            w1.resize(INPUTS * n, 0.0);
-            let b1 = floats(n);
-            let w2 = floats(OUTPUTS * n);
-            let b2: [f32; OUTPUTS] = floats(OUTPUTS).try_into().unwrap();
-            let finite = w1
-                .iter()
-                .chain(&b1)
-                .chain(&w2)
-                .chain(&b2)
-                .all(|x| x.is_finite());
-            if !finite {
-                return Err(WeightsError::NonFinite);
-            }
-            nets.push(Net {
-                hidden: n,
-                w1,
-                b1,
-                w2,
-                b2,
-            });
+        let floats = &p[PREAMBLE..];
+        if floats.len() != floats_len(&shapes) {
+            return Err(WeightsError::Shape(format!(
+                "{} bytes of weights, the shapes need {}",
+                floats.len(),
+                floats_len(&shapes)
+            )));
         }
-        let race = nets.pop().unwrap();
-        let contact = nets.pop().unwrap();
         Ok(NetFile {
-            evaluator: Evaluator {
-                contact,
-                race,
-                bearoff: None,
-            },
-            games,
-            rng_state,
+            evaluator: nets(floats, &shapes)?,
+            games: u64_at(28),
+            rng_state: u64_at(36),
+            training,
         })
     }
 
-    /// Reads and parses `path`.
-    pub fn load(path: &Path) -> Result<NetFile, WeightsError> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| WeightsError::Io(format!("cannot read {}: {e}", path.display())))?;
-        NetFile::decode(&bytes)
+    /// Parses a weights file's bytes, of either format.
+    pub fn decode(bytes: &[u8]) -> Result<NetFile, WeightsError> {
+        if bytes.starts_with(LEGACY_MAGIC) {
+            return decode_legacy(bytes);
+        }
+        let payload =
+            tabula_store::decode(bytes, Kind::NetWeights, CONTEXT).map_err(|e| match e.kind() {
+                ErrorKind::BadMagic => WeightsError::BadMagic,
+                _ => WeightsError::Store(e),
+            })?;
+        NetFile::from_payload(payload)
     }
 
-    /// Writes `path` atomically: `path.tmp` first, then a rename over `path`, so that an
-    /// interrupted write never leaves a damaged file behind.
-    pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        write_atomic(path, &[&self.encode()])
-            .map_err(|e| WeightsError::Io(format!("cannot write {e}")))
+    /// Reads and parses `path`: a regular file, its header checked before anything else is
+    /// read (so a device or a huge foreign file is refused at once).
+    pub fn load(path: &Path) -> Result<NetFile, WeightsError> {
+        let store = |e| WeightsError::Store(StoreError::io(path, e));
+        let mut file = File::open(path).map_err(store)?;
+        let meta = file.metadata().map_err(store)?;
+        if !meta.is_file() {
+            return Err(StoreError::new(path, ErrorKind::NotAFile).into());
+        }
+        let mut magic = Vec::with_capacity(8);
+        file.by_ref()
+            .take(8)
+            .read_to_end(&mut magic)
+            .map_err(store)?;
+        if magic == LEGACY_MAGIC {
+            if meta.len() > legacy_max_len() {
+                return Err(WeightsError::Shape(format!(
+                    "a first-format file of {} bytes, at most {} possible",
+                    meta.len(),
+                    legacy_max_len()
+                )));
+            }
+            let bytes = std::fs::read(path).map_err(store)?;
+            return decode_legacy(&bytes);
+        }
+        let file = StoreFile::open(path, Kind::NetWeights, CONTEXT)?;
+        NetFile::from_payload(&file.read_all()?)
+    }
+
+    /// Writes `path` atomically (a unique temporary file renamed over it), replacing it
+    /// unless `existing` says not to; takes the file's lock for the write.
+    pub fn save(&self, path: &Path, existing: Existing) -> Result<(), WeightsError> {
+        self.save_locked(&TargetLock::acquire(path)?, existing)
+    }
+
+    /// Writes the target of `lock`, which the caller holds (e.g. for a whole training run).
+    pub fn save_locked(&self, lock: &TargetLock, existing: Existing) -> Result<(), WeightsError> {
+        let payload = self.payload();
+        let mut w = lock.writer(
+            Spec::new(Kind::NetWeights, CONTEXT, payload.len() as u64),
+            existing,
+        )?;
+        w.write_payload(&payload)?;
+        Ok(w.finish()?)
     }
 }
 
+/// Parses a first-format file: magic, version, shapes, length, checksum and values.
+fn decode_legacy(bytes: &[u8]) -> Result<NetFile, WeightsError> {
+    let truncated = |expected: usize| WeightsError::Truncated {
+        expected,
+        found: bytes.len(),
+    };
+    if bytes.len() < LEGACY_HEADER {
+        return Err(truncated(LEGACY_HEADER + 8));
+    }
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+    let version = u32_at(8);
+    if version != 1 {
+        return Err(WeightsError::Version(version));
+    }
+    if u32_at(12) != 2 {
+        return Err(WeightsError::Shape(format!(
+            "{} nets, expected 2 (contact and race)",
+            u32_at(12)
+        )));
+    }
+    let shapes = shapes(&bytes[16..40])?;
+    let total = LEGACY_HEADER + floats_len(&shapes) + 8;
+    if bytes.len() < total {
+        return Err(truncated(total));
+    }
+    let stored = u64_at(total - 8);
+    let computed = fnv1a64(&bytes[..total - 8]);
+    if stored != computed {
+        return Err(WeightsError::Checksum { stored, computed });
+    }
+    if bytes.len() > total {
+        return Err(WeightsError::TrailingBytes(bytes.len() - total));
+    }
+    Ok(NetFile {
+        evaluator: nets(&bytes[LEGACY_HEADER..total - 8], &shapes)?,
+        games: u64_at(40),
+        rng_state: u64_at(48),
+        training: None,
+    })
+}
+
 /// The shipped evaluator, parsed once.
-pub fn builtin() -> Result<&'static Evaluator, WeightsError> {
+pub fn builtin() -> Result<&'static Evaluator, &'static WeightsError> {
     static CELL: OnceLock<Result<Evaluator, WeightsError>> = OnceLock::new();
     CELL.get_or_init(|| NetFile::decode(BUILTIN).map(|f| f.evaluator))
         .as_ref()
-        .map_err(Clone::clone)
 }
 
 #[cfg(test)]
@@ -292,93 +454,157 @@ mod tests {
             evaluator: Evaluator::random(6, 3, &mut rng),
             games: 12345,
             rng_state: rng.state(),
+            training: Some(TrainOptions {
+                alpha: 0.05,
+                lambda: 0.6,
+            }),
+        }
+    }
+
+    /// A first-format file of `f` with nets of `inputs` inputs (the weights of later inputs
+    /// left out).
+    fn legacy_encode(f: &NetFile, inputs: usize) -> Vec<u8> {
+        let nets = [&f.evaluator.contact, &f.evaluator.race];
+        let mut old = Vec::new();
+        old.extend_from_slice(LEGACY_MAGIC);
+        put_u32(&mut old, 1);
+        put_u32(&mut old, 2);
+        for n in &nets {
+            for v in [inputs, n.hidden, OUTPUTS] {
+                put_u32(&mut old, v as u32);
+            }
+        }
+        old.extend_from_slice(&f.games.to_le_bytes());
+        old.extend_from_slice(&f.rng_state.to_le_bytes());
+        for n in nets {
+            put_f32s(&mut old, &n.w1[..inputs * n.hidden]);
+            put_f32s(&mut old, &n.b1);
+            put_f32s(&mut old, &n.w2);
+            put_f32s(&mut old, &n.b2);
+        }
+        let sum = fnv1a64(&old);
+        old.extend_from_slice(&sum.to_le_bytes());
+        old
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("tabula-tnet-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    fn store_kind(r: Result<NetFile, WeightsError>) -> ErrorKind {
+        match r {
+            Err(WeightsError::Store(e)) => e.into_kind(),
+            other => panic!("expected a container error, got {other:?}"),
         }
     }
 
     #[test]
     fn round_trip() {
         let f = sample();
-        let bytes = f.encode();
-        assert_eq!(NetFile::decode(&bytes), Ok(f.clone()));
-        let dir = std::env::temp_dir().join(format!("tabula-tnet-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("w.tnet");
-        f.save(&path).unwrap();
-        assert_eq!(NetFile::load(&path), Ok(f));
-        assert!(!dir.join("w.tnet.tmp").exists());
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(NetFile::decode(&f.encode()).unwrap(), f);
+        let path = scratch("w.tnet");
+        let _ = std::fs::remove_file(&path);
+        f.save(&path, Existing::Refuse).unwrap();
+        assert_eq!(NetFile::load(&path).unwrap(), f);
+        assert!(matches!(
+            f.save(&path, Existing::Refuse),
+            Err(WeightsError::Store(ref e)) if matches!(e.kind(), ErrorKind::Exists)
+        ));
+        f.save(&path, Existing::Replace).unwrap();
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
-    fn truncated_file_rejected() {
+    fn damaged_files_rejected() {
         let bytes = sample().encode();
-        for len in [0, 5, 8, 30, HEADER, bytes.len() / 2, bytes.len() - 1] {
-            let e = NetFile::decode(&bytes[..len]).unwrap_err();
+        for len in [0, 5, 8, 30, 100, bytes.len() / 2, bytes.len() - 1] {
+            let k = store_kind(NetFile::decode(&bytes[..len]));
             assert!(
-                matches!(e, WeightsError::Truncated { .. }),
-                "length {len}: {e:?}"
+                matches!(k, ErrorKind::Truncated { .. }),
+                "length {len}: {k:?}"
             );
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert_eq!(
-            NetFile::decode(&longer),
-            Err(WeightsError::TrailingBytes(1))
-        );
-    }
-
-    #[test]
-    fn flipped_byte_rejected() {
-        let bytes = sample().encode();
-        // Every byte of the payload and checksum, one bit at a time in a few positions.
-        for at in (HEADER..bytes.len()).step_by(97).chain([bytes.len() - 1]) {
+        assert!(matches!(
+            store_kind(NetFile::decode(&longer)),
+            ErrorKind::TrailingBytes { .. }
+        ));
+        let header = bytes.len() - sample().payload().len();
+        for at in (header..bytes.len()).step_by(97).chain([bytes.len() - 1]) {
             let mut bad = bytes.clone();
             bad[at] ^= 0x10;
-            let e = NetFile::decode(&bad).unwrap_err();
+            let k = store_kind(NetFile::decode(&bad));
             assert!(
-                matches!(e, WeightsError::Checksum { .. }),
-                "byte {at}: {e:?}"
+                matches!(k, ErrorKind::Corrupt { block: 0 }),
+                "byte {at}: {k:?}"
             );
         }
         let mut bad = bytes.clone();
         bad[0] ^= 1;
-        assert_eq!(NetFile::decode(&bad), Err(WeightsError::BadMagic));
-        let mut bad = bytes.clone();
-        bad[8] = 9;
-        assert_eq!(NetFile::decode(&bad), Err(WeightsError::Version(9)));
-        let mut bad = bytes;
-        bad[16] = 7; // inputs of the contact net
-        assert!(matches!(NetFile::decode(&bad), Err(WeightsError::Shape(_))));
+        assert!(matches!(NetFile::decode(&bad), Err(WeightsError::BadMagic)));
+        // Another kind of Tabula file.
+        let table = tabula_store::encode(Kind::SolverTable, CONTEXT, &[], 512);
+        assert!(matches!(
+            store_kind(NetFile::decode(&table)),
+            ErrorKind::WrongKind { .. }
+        ));
+        // An intact container with an unusable shape.
+        let mut payload = sample().payload();
+        payload[4] = 7; // inputs of the contact net
+        let odd = tabula_store::encode(Kind::NetWeights, CONTEXT, &payload, 512);
+        assert!(matches!(NetFile::decode(&odd), Err(WeightsError::Shape(_))));
     }
 
-    /// A file of each earlier input layout (the raw inputs only; without the blockade units)
-    /// loads with zero weights on the units it lacks, so it evaluates as it did.
     #[test]
-    fn earlier_layouts_load_with_zero_weights_on_later_inputs() {
-        for &inputs in &LAYOUTS[..LAYOUTS.len() - 1] {
+    fn devices_and_directories_are_refused_at_once() {
+        #[cfg(unix)]
+        assert!(matches!(
+            NetFile::load(Path::new("/dev/zero")),
+            Err(WeightsError::Store(ref e)) if matches!(e.kind(), ErrorKind::NotAFile)
+        ));
+        let dir = scratch("a-directory");
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(matches!(
+            NetFile::load(&dir),
+            Err(WeightsError::Store(ref e)) if matches!(e.kind(), ErrorKind::NotAFile)
+        ));
+    }
+
+    /// First-format files of each input layout (the raw inputs only; without the blockade
+    /// units; current) load with zero weights on the units they lack, so they evaluate as they
+    /// did; damage to them is still caught.
+    #[test]
+    fn first_format_files_still_load() {
+        for &inputs in &LAYOUTS {
             let mut f = sample();
-            let nets = [&mut f.evaluator.contact, &mut f.evaluator.race];
-            let mut old = Vec::new();
-            old.extend_from_slice(MAGIC);
-            put_u32(&mut old, VERSION);
-            put_u32(&mut old, 2);
-            for n in &nets {
-                for v in [inputs, n.hidden, OUTPUTS] {
-                    put_u32(&mut old, v as u32);
-                }
-            }
-            old.extend_from_slice(&f.games.to_le_bytes());
-            old.extend_from_slice(&f.rng_state.to_le_bytes());
-            for n in nets {
+            f.training = None;
+            for n in [&mut f.evaluator.contact, &mut f.evaluator.race] {
                 n.w1[inputs * n.hidden..].fill(0.0);
-                put_f32s(&mut old, &n.w1[..inputs * n.hidden]);
-                put_f32s(&mut old, &n.b1);
-                put_f32s(&mut old, &n.w2);
-                put_f32s(&mut old, &n.b2);
             }
-            let sum = fnv1a64(&old);
-            old.extend_from_slice(&sum.to_le_bytes());
-            assert_eq!(NetFile::decode(&old), Ok(f), "{inputs} inputs");
+            let old = legacy_encode(&f, inputs);
+            assert_eq!(NetFile::decode(&old).unwrap(), f, "{inputs} inputs");
+            let path = scratch("legacy.tnet");
+            std::fs::write(&path, &old).unwrap();
+            assert_eq!(NetFile::load(&path).unwrap(), f);
+            let mut bad = old.clone();
+            bad[LEGACY_HEADER + 3] ^= 1;
+            assert!(matches!(
+                NetFile::decode(&bad),
+                Err(WeightsError::Checksum { .. })
+            ));
+            assert!(matches!(
+                NetFile::decode(&old[..old.len() - 1]),
+                Err(WeightsError::Truncated { .. })
+            ));
+            bad = old.clone();
+            bad[8] = 9;
+            assert!(matches!(
+                NetFile::decode(&bad),
+                Err(WeightsError::Version(9))
+            ));
         }
     }
 
@@ -386,5 +612,17 @@ mod tests {
     fn builtin_weights_load() {
         let e = builtin().expect("the shipped weights parse");
         assert!(e.contact.hidden() > 0 && e.race.hidden() > 0);
+    }
+
+    /// The shipped file was converted from the first format with the very same floats: written
+    /// back in that format it is the old file, byte for byte (its length and checksum).
+    #[test]
+    fn shipped_weights_are_the_first_format_ones() {
+        assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
+        let f = NetFile::decode(BUILTIN).unwrap();
+        assert_eq!((f.games, f.training), (3_700_000, None));
+        let old = legacy_encode(&f, INPUTS);
+        assert_eq!(old.len(), 103_784);
+        assert_eq!(fnv1a64(&old), 0xe54b_302a_5d8d_6ceb);
     }
 }

@@ -6,184 +6,139 @@
 //! keying, while depth-limited bounds depend on the evaluation of the build that made them.
 //! The move hint is kept: the search checks it against the move list before using it.
 //!
-//! Layout (little-endian): magic `TABULATT`, format version (u32), context length (u32) and
-//! context (UTF-8: the game, rules and keying the entries belong to; a file made under other
-//! ones is refused), entry count (u64), then per entry the key (u128), lower and upper bound
-//! (i16 each), move hint (u16), symmetry (u8) and work (u8), and last the FNV-1a 64 checksum of
-//! everything before it. Files are written to `FILE.tmp` and renamed into place.
+//! Files are [`tabula_store`] containers of kind [`Kind::SolverTable`]; the context names the
+//! game, the rules and the keying ([`context`]), and a file made under other ones is refused.
+//! Payload (little-endian): per entry the key (u128), lower and upper bound (i16 each), move
+//! hint (u16), symmetry (u8) and work (u8), 24 bytes. Writes go through a unique temporary
+//! file and an atomic rename under the file's lock ([`TargetLock`]), which a solve holds for
+//! as long as it runs, so two solves on one file cannot race.
 
-use std::fmt;
-use std::fs;
+use std::io::Read;
 use std::path::Path;
 
-use tabula_tablebase::format::{write_atomic, Fnv1a};
+use tabula_store::{Existing, Kind, Spec, StoreError, StoreFile, TargetLock};
 
 use crate::tt::{AtomicTable, Entry, Table};
 
-const MAGIC: &[u8; 8] = b"TABULATT";
-const VERSION: u32 = 1;
 const ENTRY_BYTES: usize = 24;
 
 /// Why a table file could not be read or written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TableFileError {
-    Io(String),
-    BadMagic,
-    Version(u32),
-    /// Made for other rules or keying: `found` is the file's context.
-    OtherContext {
-        found: String,
-        expected: String,
-    },
-    Truncated,
-    Checksum,
-    /// Well formed but with an impossible entry or extra bytes.
-    Corrupt(String),
+pub type TableFileError = StoreError;
+
+/// The context of a table file: `game=G;` the rules' `key=value` codes, then
+/// `keying=d4` (positions keyed up to the board's symmetries) or `keying=plain`.
+pub fn context(game: &str, rules: &[(&str, &str)], symmetry: bool) -> String {
+    let mut pairs = vec![("game", game)];
+    pairs.extend_from_slice(rules);
+    pairs.push(("keying", if symmetry { "d4" } else { "plain" }));
+    tabula_store::context(&pairs)
 }
 
-impl fmt::Display for TableFileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TableFileError::Io(e) => f.write_str(e),
-            TableFileError::BadMagic => f.write_str("not a Tabula table file (bad magic)"),
-            TableFileError::Version(v) => {
-                write!(f, "table file version {v}, this build reads {VERSION}")
-            }
-            TableFileError::OtherContext { found, expected } => write!(
-                f,
-                "the table file was made for `{found}`, this search is `{expected}`"
-            ),
-            TableFileError::Truncated => f.write_str("the table file is truncated"),
-            TableFileError::Checksum => f.write_str("the table file's checksum does not match"),
-            TableFileError::Corrupt(e) => write!(f, "the table file is corrupt: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for TableFileError {}
-
-/// Writes the proven entries of `table` to `path` (atomically) under `context`; returns how
-/// many. Safe while a search is running: entries being written are skipped.
+/// Writes the proven entries of `table` to `path` under `context`, taking the file's lock for
+/// the write; returns how many. See [`save_proven_locked`].
 pub fn save_proven(
     table: &AtomicTable,
     context: &str,
     path: &Path,
 ) -> Result<usize, TableFileError> {
+    save_proven_locked(table, context, &TargetLock::acquire(path)?)
+}
+
+/// Writes the proven entries of `table` to the target of `lock` (held by the caller) under
+/// `context`, replacing it atomically; returns how many. Safe while a search is running:
+/// entries being written are skipped.
+pub fn save_proven_locked(
+    table: &AtomicTable,
+    context: &str,
+    lock: &TargetLock,
+) -> Result<usize, TableFileError> {
     let entries: Vec<(u128, Entry)> = table
         .entries()
         .filter(|(_, e)| e.depth == Entry::PROVEN)
         .collect();
-    let mut out = Vec::with_capacity(32 + context.len() + entries.len() * ENTRY_BYTES);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(context.len() as u32).to_le_bytes());
-    out.extend_from_slice(context.as_bytes());
-    out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    let len = (entries.len() * ENTRY_BYTES) as u64;
+    let mut w = lock.writer(
+        Spec::new(Kind::SolverTable, context, len),
+        Existing::Replace,
+    )?;
+    let mut chunk = Vec::with_capacity(1 << 16);
     for (key, e) in &entries {
-        out.extend_from_slice(&key.to_le_bytes());
-        out.extend_from_slice(&e.lower.to_le_bytes());
-        out.extend_from_slice(&e.upper.to_le_bytes());
-        out.extend_from_slice(&e.best.to_le_bytes());
-        out.push(e.sym);
-        out.push(e.work);
+        chunk.extend_from_slice(&key.to_le_bytes());
+        chunk.extend_from_slice(&e.lower.to_le_bytes());
+        chunk.extend_from_slice(&e.upper.to_le_bytes());
+        chunk.extend_from_slice(&e.best.to_le_bytes());
+        chunk.push(e.sym);
+        chunk.push(e.work);
+        if chunk.len() + ENTRY_BYTES > chunk.capacity() {
+            w.write_payload(&chunk)?;
+            chunk.clear();
+        }
     }
-    let mut sum = Fnv1a::new();
-    sum.update(&out);
-    out.extend_from_slice(&sum.finish().to_le_bytes());
-
-    write_atomic(path, &[&out]).map_err(|e| TableFileError::Io(format!("cannot write {e}")))?;
+    w.write_payload(&chunk)?;
+    w.finish()?;
     Ok(entries.len())
 }
 
-/// Checks the file at `path` (magic, version, context, length, checksum, every entry) and stores
-/// its entries in `table`; returns how many. Nothing is stored from a file that fails a check.
+/// Checks the file at `path` (header, kind, context, length, every block's checksum, every
+/// entry) and stores its entries in `table`; returns how many. Nothing is stored from a file
+/// that fails a check.
 pub fn load_proven(
     table: &AtomicTable,
     context: &str,
     path: &Path,
 ) -> Result<usize, TableFileError> {
-    let bytes = fs::read(path)
-        .map_err(|e| TableFileError::Io(format!("cannot read {}: {e}", path.display())))?;
-    let entries = decode(&bytes, context)?;
+    let file = StoreFile::open(path, Kind::SolverTable, context)?;
+    let entries = decode(&file)?;
     for &(key, entry) in &entries {
         table.store(key, entry);
     }
     Ok(entries.len())
 }
 
-fn decode(bytes: &[u8], context: &str) -> Result<Vec<(u128, Entry)>, TableFileError> {
-    let mut at = 0;
-    let mut take = |n: usize| -> Result<&[u8], TableFileError> {
-        let piece = bytes.get(at..at + n).ok_or(TableFileError::Truncated)?;
-        at += n;
-        Ok(piece)
-    };
-    if take(8).map_err(|_| TableFileError::BadMagic)? != MAGIC {
-        return Err(TableFileError::BadMagic);
-    }
-    let u32_of = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
-    let version = u32_of(take(4)?);
-    if version != VERSION {
-        return Err(TableFileError::Version(version));
-    }
-    let context_len = u32_of(take(4)?) as usize;
-    let found = String::from_utf8_lossy(take(context_len)?).into_owned();
-    let count = u64::from_le_bytes(take(8)?.try_into().unwrap());
-    let body = usize::try_from(count)
-        .ok()
-        .and_then(|c| c.checked_mul(ENTRY_BYTES))
-        .ok_or(TableFileError::Truncated)?;
-    let raw = take(body)?;
-    let end = 24 + context_len + body;
-    let stored = u64::from_le_bytes(take(8)?.try_into().unwrap());
-    let mut sum = Fnv1a::new();
-    sum.update(&bytes[..end]);
-    if sum.finish() != stored {
-        return Err(TableFileError::Checksum);
-    }
-    if bytes.len() > end + 8 {
-        return Err(TableFileError::Corrupt(format!(
-            "{} bytes after the checksum",
-            bytes.len() - end - 8
+fn decode(file: &StoreFile) -> Result<Vec<(u128, Entry)>, TableFileError> {
+    let bad = |why: String| StoreError::bad_payload(Some(file.path()), why);
+    let len = file.payload_len();
+    if !len.is_multiple_of(ENTRY_BYTES as u64) {
+        return Err(bad(format!(
+            "{len} bytes, not a whole number of {ENTRY_BYTES}-byte entries"
         )));
     }
-    // The context is checked after the checksum, so that a damaged file is called damaged.
-    if found != context {
-        return Err(TableFileError::OtherContext {
-            found,
-            expected: context.to_string(),
-        });
+    let mut reader = file.reader();
+    let mut entries = Vec::with_capacity((len / ENTRY_BYTES as u64) as usize);
+    let mut c = [0u8; ENTRY_BYTES];
+    for _ in 0..len / ENTRY_BYTES as u64 {
+        reader
+            .read_exact(&mut c)
+            .map_err(|e| reader.store_error(e))?;
+        let mut k = [0u8; 16];
+        k.copy_from_slice(&c[..16]);
+        let key = u128::from_le_bytes(k);
+        let i16_at = |o: usize| i16::from_le_bytes([c[o], c[o + 1]]);
+        let entry = Entry {
+            lower: i16_at(16),
+            upper: i16_at(18),
+            depth: Entry::PROVEN,
+            best: u16::from_le_bytes([c[20], c[21]]),
+            sym: c[22],
+            work: c[23],
+        };
+        let valid = entry.lower <= entry.upper
+            && entry.sym < 8
+            && entry.best <= Entry::NO_MOVE
+            && entry.work <= 31;
+        if !valid {
+            return Err(bad(format!("impossible entry for key {key:#x}")));
+        }
+        entries.push((key, entry));
     }
-    raw.chunks_exact(ENTRY_BYTES)
-        .map(|c| {
-            let key = u128::from_le_bytes(c[..16].try_into().unwrap());
-            let i16_at = |o: usize| i16::from_le_bytes([c[o], c[o + 1]]);
-            let entry = Entry {
-                lower: i16_at(16),
-                upper: i16_at(18),
-                depth: Entry::PROVEN,
-                best: u16::from_le_bytes([c[20], c[21]]),
-                sym: c[22],
-                work: c[23],
-            };
-            let valid = entry.lower <= entry.upper
-                && entry.sym < 8
-                && entry.best <= Entry::NO_MOVE
-                && entry.work <= 31;
-            if valid {
-                Ok((key, entry))
-            } else {
-                Err(TableFileError::Corrupt(format!(
-                    "impossible entry for key {key:#x}"
-                )))
-            }
-        })
-        .collect()
+    Ok(entries)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use tabula_store::ErrorKind;
 
     fn proven(lower: i16, upper: i16, best: u16) -> Entry {
         Entry {
@@ -218,13 +173,28 @@ mod tests {
     }
 
     #[test]
+    fn contexts_are_stable_codes() {
+        assert_eq!(
+            context(
+                "pylos",
+                &[("rules", "standard"), ("takeback", "optional")],
+                true
+            ),
+            "game=pylos;rules=standard;takeback=optional;keying=d4"
+        );
+        assert_eq!(
+            context("bilitaire", &[("rules", "standard")], false),
+            "game=bilitaire;rules=standard;keying=plain"
+        );
+    }
+
+    #[test]
     fn proven_entries_survive_a_round_trip_and_others_are_left_out() {
         let path = temp_file("round-trip.tt");
-        let n = save_proven(&sample_table(), "game x", &path).unwrap();
+        let n = save_proven(&sample_table(), "game=x", &path).unwrap();
         assert_eq!(n, 2);
-        assert!(!tabula_tablebase::format::temp_path(&path).exists());
         let table = AtomicTable::with_buckets(64);
-        assert_eq!(load_proven(&table, "game x", &path), Ok(2));
+        assert_eq!(load_proven(&table, "game=x", &path).unwrap(), 2);
         assert_eq!(table.probe(11), Some(proven(-3, 5, 4)));
         assert_eq!(table.probe(1 << 90 | 7), Some(proven(2, 2, Entry::NO_MOVE)));
         assert_eq!(table.probe(12), None);
@@ -234,41 +204,68 @@ mod tests {
     #[test]
     fn damaged_or_foreign_files_are_refused_and_store_nothing() {
         let path = temp_file("damaged.tt");
-        save_proven(&sample_table(), "game x", &path).unwrap();
+        save_proven(&sample_table(), "game=x", &path).unwrap();
         let good = fs::read(&path).unwrap();
-        let check = |bytes: &[u8], context: &str| decode(bytes, context).map(|e| e.len());
-        assert_eq!(check(&good, "game x"), Ok(2));
+        let check = |bytes: &[u8], context: &str| {
+            fs::write(&path, bytes).unwrap();
+            let table = AtomicTable::with_buckets(64);
+            let r = load_proven(&table, context, &path).map_err(StoreError::into_kind);
+            if r.is_err() {
+                assert_eq!(table.entries().count(), 0, "a refused file stores nothing");
+            }
+            r
+        };
+        assert_eq!(check(&good, "game=x").unwrap(), 2);
         assert!(matches!(
-            check(&good, "game y"),
-            Err(TableFileError::OtherContext { .. })
+            check(&good, "game=y"),
+            Err(ErrorKind::WrongContext { .. })
         ));
         for cut in [0, 5, 20, good.len() - 30, good.len() - 1] {
-            let err = check(&good[..cut], "game x").unwrap_err();
+            let err = check(&good[..cut], "game=x").unwrap_err();
             assert!(
-                matches!(err, TableFileError::Truncated | TableFileError::BadMagic),
+                matches!(err, ErrorKind::Truncated { .. }),
                 "cut at {cut}: {err:?}"
             );
         }
         let mut flipped = good.clone();
-        flipped[40] ^= 0x10;
-        assert_eq!(check(&flipped, "game x"), Err(TableFileError::Checksum));
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0x10;
+        assert!(matches!(
+            check(&flipped, "game=x"),
+            Err(ErrorKind::Corrupt { block: 0 })
+        ));
         let mut longer = good.clone();
         longer.push(0);
         assert!(matches!(
-            check(&longer, "game x"),
-            Err(TableFileError::Corrupt(_))
+            check(&longer, "game=x"),
+            Err(ErrorKind::TrailingBytes { .. })
         ));
         let mut magic = good.clone();
         magic[0] = b'X';
-        assert_eq!(check(&magic, "game x"), Err(TableFileError::BadMagic));
-        // Through the file: a refused file leaves the table as it was.
-        fs::write(&path, &flipped).unwrap();
-        let table = AtomicTable::with_buckets(64);
+        assert!(matches!(check(&magic, "game=x"), Err(ErrorKind::BadMagic)));
+        // An intact file with an impossible entry (lower above upper).
+        let mut payload = Vec::new();
+        payload.extend_from_slice(&5u128.to_le_bytes());
+        payload.extend_from_slice(&[3, 0, 1, 0, 0, 0, 0, 0]);
+        let bytes = tabula_store::encode(Kind::SolverTable, "game=x", &payload, 4096);
+        assert!(matches!(
+            check(&bytes, "game=x"),
+            Err(ErrorKind::BadPayload { .. })
+        ));
+        fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_held_lock_refuses_another_save() {
+        let path = temp_file("locked.tt");
+        let lock = TargetLock::acquire(&path).unwrap();
+        let err = save_proven(&sample_table(), "game=x", &path).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Locked), "{err}");
         assert_eq!(
-            load_proven(&table, "game x", &path),
-            Err(TableFileError::Checksum)
+            save_proven_locked(&sample_table(), "game=x", &lock).unwrap(),
+            2
         );
-        assert_eq!(table.entries().count(), 0);
+        drop(lock);
         fs::remove_file(&path).unwrap();
     }
 }

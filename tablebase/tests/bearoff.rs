@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use tabula_engine::backgammon::{Position, Side};
+use tabula_store::ErrorKind;
 use tabula_tablebase::bearoff::{home_board, rank, Board, BoardError, OneSided, TwoSided};
-use tabula_tablebase::{Kind, TablebaseError};
+use tabula_tablebase::Kind;
 
 fn one_sided() -> &'static OneSided {
     static DB: OnceLock<OneSided> = OnceLock::new();
@@ -202,22 +203,22 @@ fn agrees_with_gnubg_fixture() {
 fn files_round_trip() {
     let os_path = scratch("round-trip-os.tdb");
     one_sided().save(&os_path).unwrap();
-    assert!(!scratch("round-trip-os.tdb.tmp").exists());
+    assert!(!scratch("round-trip-os.tdb.lock").exists());
     assert_eq!(&OneSided::load(&os_path).unwrap(), one_sided());
     let ts_path = scratch("round-trip-ts.tdb");
     two_sided().save(&ts_path).unwrap();
     assert_eq!(&TwoSided::load(&ts_path).unwrap(), two_sided());
     // Each kind refuses the other.
     assert!(matches!(
-        OneSided::load(&ts_path),
-        Err(TablebaseError::WrongKind {
+        OneSided::load(&ts_path).unwrap_err().kind(),
+        ErrorKind::WrongKind {
             expected: Kind::BearoffOneSided,
-            ..
-        })
+            found: 2
+        }
     ));
     assert!(matches!(
-        TwoSided::load(&os_path),
-        Err(TablebaseError::WrongKind { .. })
+        TwoSided::load(&os_path).unwrap_err().kind(),
+        ErrorKind::WrongKind { .. }
     ));
 }
 
@@ -229,24 +230,14 @@ fn bad_files_are_rejected() {
     let bad = scratch("bad-files-bad.tdb");
     let load = |data: &[u8]| {
         std::fs::write(&bad, data).unwrap();
-        OneSided::load(&bad)
+        OneSided::load(&bad).map_err(|e| e.into_kind())
     };
     // Truncated anywhere: in the header, in the payload, by one byte.
     for len in [0, 5, 20, 47, 48, 1000, bytes.len() / 2, bytes.len() - 1] {
         let err = load(&bytes[..len]).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                TablebaseError::Truncated { .. } | TablebaseError::NotATablebase
-            ),
-            "{len}: {err}"
-        );
+        assert!(matches!(err, ErrorKind::Truncated { .. }), "{len}: {err}");
     }
-    assert!(matches!(
-        load(&bytes[..bytes.len() - 1]),
-        Err(TablebaseError::Truncated { .. })
-    ));
-    // A flipped byte anywhere is caught (header fields or checksum).
+    // A flipped byte anywhere is caught (header fields, checksums, payload).
     let step = bytes.len() / 97;
     for at in (0..48).chain((48..bytes.len()).step_by(step)) {
         let mut b = bytes.clone();
@@ -257,27 +248,64 @@ fn bad_files_are_rejected() {
     let last = b.len() - 1;
     b[last] ^= 1;
     let err = load(&b).unwrap_err();
-    assert!(
-        matches!(err, TablebaseError::Corrupt(ref why) if why.contains("checksum")),
-        "{err}"
-    );
+    assert!(matches!(err, ErrorKind::Corrupt { .. }), "{err}");
     // Trailing garbage, wrong magic, another version.
     let mut b = bytes.clone();
     b.push(0);
-    assert!(matches!(load(&b), Err(TablebaseError::Corrupt(_))));
+    assert!(matches!(load(&b), Err(ErrorKind::TrailingBytes { .. })));
     let mut b = bytes.clone();
     b[0] = b'X';
-    assert!(matches!(load(&b), Err(TablebaseError::NotATablebase)));
+    assert!(matches!(load(&b), Err(ErrorKind::BadMagic)));
     let mut b = bytes.clone();
     b[8] = 9;
     assert!(matches!(
         load(&b),
-        Err(TablebaseError::UnsupportedVersion(9))
+        Err(ErrorKind::UnsupportedVersion { found: 9 })
     ));
-    // A missing file.
+    // A missing file, a directory, a device.
     let err = OneSided::load(scratch("does-not-exist.tdb")).unwrap_err();
-    assert!(matches!(err, TablebaseError::Io { .. }), "{err}");
+    assert!(err.is_not_found(), "{err}");
     assert!(err.to_string().contains("does-not-exist.tdb"));
+    let dir = scratch("a-directory.tdb");
+    std::fs::create_dir_all(&dir).unwrap();
+    assert!(matches!(
+        OneSided::load(&dir).unwrap_err().kind(),
+        ErrorKind::NotAFile
+    ));
+    #[cfg(unix)]
+    assert!(matches!(
+        OneSided::load("/dev/zero").unwrap_err().kind(),
+        ErrorKind::NotAFile
+    ));
+}
+
+#[test]
+fn intact_files_with_impossible_values_are_rejected() {
+    use tabula_store::{encode, DEFAULT_BLOCK};
+    let bad = scratch("impossible-ts.tdb");
+    let mut payload = vec![0u8; 8 * 924 * 924];
+    payload[8..16].copy_from_slice(&1.5f64.to_le_bytes());
+    let file = encode(
+        Kind::BearoffTwoSided,
+        TwoSided::CONTEXT,
+        &payload,
+        DEFAULT_BLOCK,
+    );
+    std::fs::write(&bad, file).unwrap();
+    let err = TwoSided::load(&bad).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::BadPayload { .. }), "{err}");
+    // The right kind for other checkers is another context.
+    let file = encode(
+        Kind::BearoffOneSided,
+        "game=backgammon;db=bearoff-os;points=6;checkers=14",
+        &[],
+        DEFAULT_BLOCK,
+    );
+    std::fs::write(&bad, file).unwrap();
+    assert!(matches!(
+        OneSided::load(&bad).unwrap_err().kind(),
+        ErrorKind::WrongContext { .. }
+    ));
 }
 
 #[test]
@@ -288,14 +316,14 @@ fn truncated_and_flipped_two_sided_files_are_rejected() {
     let bad = scratch("bad-ts-bad.tdb");
     std::fs::write(&bad, &bytes[..bytes.len() - 8]).unwrap();
     assert!(matches!(
-        TwoSided::load(&bad),
-        Err(TablebaseError::Truncated { .. })
+        TwoSided::load(&bad).unwrap_err().kind(),
+        ErrorKind::Truncated { .. }
     ));
     let mut b = bytes.clone();
     b[1000] ^= 0x80;
     std::fs::write(&bad, &b).unwrap();
     assert!(matches!(
-        TwoSided::load(&bad),
-        Err(TablebaseError::Corrupt(_))
+        TwoSided::load(&bad).unwrap_err().kind(),
+        ErrorKind::Corrupt { block: 0 }
     ));
 }

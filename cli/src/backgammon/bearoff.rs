@@ -5,10 +5,11 @@
 //! `$HOME/.cache/tabula`. Unlike a `--bearoff FILE` the user names, a cache file that does not
 //! load (corrupt, truncated, an older format) is rebuilt and overwritten rather than an error.
 
-use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
+use tabula_store::ErrorKind;
 use tabula_tablebase::bearoff::OneSided;
+use tabula_tablebase::StoreError;
 
 /// The cache file's name, the default name of `tabula tablebase build bearoff-os`.
 const FILE_NAME: &str = "bearoff-os.tdb";
@@ -42,7 +43,7 @@ pub(crate) fn cached() -> OneSided {
     match OneSided::load(&path) {
         Ok(table) => return table,
         // Not there (or not reachable: then saving will say why).
-        Err(_) if !path.exists() => {
+        Err(e) if e.is_not_found() => {
             eprintln!(
                 "bearoff database: building it once, into {} (about 2 s in a release build)",
                 path.display()
@@ -51,24 +52,20 @@ pub(crate) fn cached() -> OneSided {
         Err(e) => eprintln!("bearoff database {}: {e}; rebuilding it", path.display()),
     }
     let table = OneSided::build();
-    if let Err(e) = save(&table, &path) {
-        eprintln!("warning: bearoff database not cached ({e}); using it from memory");
+    match save(&table, &path) {
+        Ok(()) => {}
+        // Another process is caching the same database: nothing to warn about.
+        Err(e) if matches!(e.kind(), ErrorKind::Locked) => {}
+        Err(e) => eprintln!("warning: bearoff database not cached ({e}); using it from memory"),
     }
     table
 }
 
-/// Saves under a name of this process's own, then renames over `path`: two processes that
-/// build at once each rename a complete file, whichever comes last wins. (`OneSided::save`
-/// alone writes through the fixed `<path>.tmp`, which they would share.)
-fn save(table: &OneSided, path: &Path) -> Result<(), String> {
+/// Saves the database (a unique temporary name, then an atomic rename, under the file's lock:
+/// when two processes build at once, the second one's save is refused and it keeps its copy in
+/// memory).
+fn save(table: &OneSided, path: &Path) -> Result<(), StoreError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut name = OsString::from(FILE_NAME);
-    name.push(format!(".{}", std::process::id()));
-    let own = path.with_file_name(name);
-    table.save(&own).map_err(|e| e.to_string())?;
-    fs::rename(&own, path).map_err(|e| {
-        let _ = fs::remove_file(&own);
-        format!("{}: {e}", path.display())
-    })
+    fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+    table.save(path)
 }

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use std::time::Instant;
 use tabula_gammon::baseline::{versus, Player};
 use tabula_gammon::train::{TrainOptions, Trainer};
-use tabula_gammon::NetFile;
+use tabula_gammon::{NetFile, WeightsError};
+use tabula_store::{Existing, TargetLock};
 
 #[derive(ClapArgs, Debug)]
 pub struct TrainArgs {
     /// Total self-play games to reach (a resumed run counts those already in the file).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
     /// Seed of the initial weights and of the dice (ignored with --resume).
     #[arg(long, default_value_t = 1)]
@@ -19,15 +20,18 @@ pub struct TrainArgs {
     /// The weights file to write (and to continue from with --resume).
     #[arg(long)]
     out: PathBuf,
-    /// Continue from the weights, game counter and RNG state in --out.
-    #[arg(long)]
+    /// Continue from the weights, game counter, RNG state and alpha/lambda in --out.
+    #[arg(long, conflicts_with = "force")]
     resume: bool,
-    /// Learning rate.
-    #[arg(long, default_value_t = 0.1)]
-    alpha: f32,
-    /// Eligibility-trace decay.
-    #[arg(long, default_value_t = 0.7)]
-    lambda: f32,
+    /// Start afresh even though --out exists, overwriting its weights.
+    #[arg(long)]
+    force: bool,
+    /// Learning rate [default: 0.1, or the one in --out with --resume].
+    #[arg(long)]
+    alpha: Option<f32>,
+    /// Eligibility-trace decay [default: 0.7, or the one in --out with --resume].
+    #[arg(long)]
+    lambda: Option<f32>,
     /// Games between checkpoints.
     #[arg(long = "checkpoint-every", default_value_t = 10_000)]
     checkpoint_every: u64,
@@ -36,32 +40,100 @@ pub struct TrainArgs {
     bench_games: u64,
 }
 
-pub fn train(args: &TrainArgs) -> CliResult {
-    if !(args.alpha.is_finite() && args.alpha > 0.0) {
+/// A weights error: the file's fault (or the path's) is bad input, the system's an I/O error.
+fn weights_error(what: String, e: WeightsError) -> CliError {
+    let message = format!("{what}: {e}");
+    if e.is_bad_input() {
+        CliError::bad_input(message)
+    } else {
+        CliError::io(message)
+    }
+    .with_source(e)
+}
+
+/// The learning parameters: the file's when resuming one that has them (explicit different
+/// values are refused, as the run would not continue the same training), else the options'.
+fn options(args: &TrainArgs, file: Option<&NetFile>) -> Result<TrainOptions, CliError> {
+    let defaults = TrainOptions::default();
+    let given = TrainOptions {
+        alpha: args.alpha.unwrap_or(defaults.alpha),
+        lambda: args.lambda.unwrap_or(defaults.lambda),
+    };
+    if !(given.alpha.is_finite() && given.alpha > 0.0) {
         return Err(CliError::bad_input("--alpha must be a positive number"));
     }
-    if !(0.0..=1.0).contains(&args.lambda) {
+    if !(0.0..=1.0).contains(&given.lambda) {
         return Err(CliError::bad_input("--lambda must be between 0 and 1"));
     }
+    let Some(saved) = file.and_then(|f| f.training) else {
+        if file.is_some() {
+            eprintln!(
+                "train: {} does not record alpha/lambda (an older file); using alpha {}, lambda {}",
+                args.out.display(),
+                given.alpha,
+                given.lambda
+            );
+        }
+        return Ok(given);
+    };
+    for (name, asked, have) in [
+        ("--alpha", args.alpha, saved.alpha),
+        ("--lambda", args.lambda, saved.lambda),
+    ] {
+        if asked.is_some_and(|a| a != have) {
+            return Err(CliError::bad_input(format!(
+                "{name} {} differs from the {have} {} was trained with: leave it out to \
+                 continue that training, or start a new file",
+                asked.unwrap_or_default(),
+                args.out.display()
+            )));
+        }
+    }
+    Ok(saved)
+}
+
+/// Checks the options and --out, takes its lock (held for the whole run: a second training on
+/// the same file fails now, not at a save) and makes the trainer: resumed from --out, or new
+/// (refusing an existing --out without --force).
+fn start(args: &TrainArgs) -> Result<(TargetLock, Trainer), CliError> {
     if args.checkpoint_every == 0 {
         return Err(CliError::bad_input("--checkpoint-every must be at least 1"));
     }
-    let options = TrainOptions {
-        alpha: args.alpha,
-        lambda: args.lambda,
-    };
-    let mut trainer = if args.resume {
-        let file = NetFile::load(&args.out).map_err(|e| {
-            CliError::bad_input(format!("cannot resume from {}: {e}", args.out.display()))
-        })?;
+    options(args, None)?;
+    let out = args.out.display();
+    let lock = TargetLock::acquire(&args.out)
+        .map_err(|e| weights_error(format!("cannot write {out}"), e.into()))?;
+    let trainer = if args.resume {
+        let file =
+            NetFile::load(&args.out).map_err(|e| weights_error("cannot resume".into(), e))?;
+        let options = options(args, Some(&file))?;
         Trainer::resume(file, options)
     } else {
+        let options = options(args, None)?;
+        let existing = if args.force {
+            Existing::Replace
+        } else {
+            Existing::Refuse
+        };
+        lock.check(existing).map_err(|e| {
+            let hint = if e.path().is_some_and(|p| p.is_file()) {
+                ": pass --resume to continue its training or --force to overwrite it"
+            } else {
+                ""
+            };
+            weights_error(format!("cannot write {out}{hint}"), e.into())
+        })?;
         Trainer::new(args.seed, options)
     };
+    Ok((lock, trainer))
+}
+
+pub fn train(args: &TrainArgs) -> CliResult {
+    let (lock, mut trainer) = start(args)?;
     let save = |t: &Trainer| -> CliResult {
         t.to_file()
-            .save(&args.out)
-            .map_err(|e| CliError::bad_input(e.to_string()))
+            .save_locked(&lock, Existing::Replace)
+            .map_err(|e| weights_error("cannot save the weights".into(), e))
     };
     // Fail before the first game, not at the first checkpoint, when --out cannot be written.
     if !args.resume {
@@ -75,8 +147,8 @@ pub fn train(args: &TrainArgs) -> CliResult {
         "train: {} → {} games, alpha {}, lambda {}, checkpoints every {} to {}",
         first,
         args.games,
-        args.alpha,
-        args.lambda,
+        trainer.options().alpha,
+        trainer.options().lambda,
         args.checkpoint_every,
         args.out.display()
     );
@@ -101,21 +173,7 @@ pub fn train(args: &TrainArgs) -> CliResult {
         }
         if checkpoint {
             save(&trainer)?;
-            let mut line = format!("checkpoint: {} games in {}", games, args.out.display());
-            if args.bench_games > 0 {
-                let r = versus(
-                    Player::Net(trainer.evaluator()),
-                    Player::PipCount,
-                    args.bench_games,
-                    0x5eed,
-                );
-                line.push_str(&format!(
-                    "; vs pip-count racer: {:.1}% wins, {:+.3} points/game over {} games",
-                    100.0 * r.win_rate(),
-                    r.ppg(),
-                    r.games
-                ));
-            }
+            let line = checkpoint_line(args, &trainer);
             eprintln!("{line}");
         }
     }
@@ -128,4 +186,28 @@ pub fn train(args: &TrainArgs) -> CliResult {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The line printed at a checkpoint, with a benchmark against the pip-count racer if asked.
+fn checkpoint_line(args: &TrainArgs, trainer: &Trainer) -> String {
+    let mut line = format!(
+        "checkpoint: {} games in {}",
+        trainer.games(),
+        args.out.display()
+    );
+    if args.bench_games > 0 {
+        let r = versus(
+            Player::Net(trainer.evaluator()),
+            Player::PipCount,
+            args.bench_games,
+            0x5eed,
+        );
+        line.push_str(&format!(
+            "; vs pip-count racer: {:.1}% wins, {:+.3} points/game over {} games",
+            100.0 * r.win_rate(),
+            r.ppg(),
+            r.games
+        ));
+    }
+    line
 }

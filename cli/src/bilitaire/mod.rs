@@ -279,10 +279,7 @@ fn solve(
     };
     let searcher = Searcher::new(&table, search_options.clone());
     let json = common.json;
-    let context = format!(
-        "bilitaire rules={:?} symmetry={}",
-        common.rules, !search.no_symmetry
-    );
+    let context = crate::common::bilitaire_table_context(pos.rules(), !search.no_symmetry);
     let table_file = TableFile::open(&table, search.table.as_deref(), context)?;
     // `Err(None)`: an exact solve stopped before its value was proven.
     let searched: Result<SearchReport<_>, Option<CliError>> = match limits {

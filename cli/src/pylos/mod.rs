@@ -465,10 +465,7 @@ fn solve(common: &Common, search: &SearchArgs, mode: Mode) -> CliResult {
         ));
     }
     // Payoffs are the same under --win-loss, so its proven entries serve distance solves too.
-    let context = format!(
-        "pylos rules={:?} takeback={:?} symmetry={}",
-        common.rules, common.takeback, !search.no_symmetry
-    );
+    let context = crate::common::pylos_table_context(pos.rules(), !search.no_symmetry);
     let table_file = TableFile::open(&table, search.table.as_deref(), context)?;
     if search.win_loss {
         let result = crate::common::with_progress(

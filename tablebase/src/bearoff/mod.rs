@@ -11,7 +11,7 @@
 //!   that the player on roll wins, both sides playing to maximise it.
 //!
 //! Both are built by retrograde analysis in parallel levels (a play always lowers the pip
-//! count) and saved in the [`format`](crate::format) container. Payloads: one-sided (kind 1),
+//! count) and saved in the [`tabula_store`] container. Payloads: one-sided (kind 1),
 //! an index of 54,264 × 4 bytes (first roll count and length of each position's bear-off and
 //! first-checker distributions), then those probabilities as little-endian `f64`, only from
 //! the first to the last non-zero one; two-sided (kind 2), 924 × 924 little-endian `f64`, the

@@ -27,7 +27,7 @@ use super::{
     checked_rank, checkers, children, pips, rank, tier_size, tier_start, unrank, Board, BoardError,
     Progress, MAX_CHECKERS, ONE_SIDED_POSITIONS, POINTS,
 };
-use crate::format::{self, f64s, Kind, Shape, TablebaseError};
+use crate::{f64s, Existing, Kind, StoreError, TargetLock};
 
 /// Distributions cover 0 to `MAX_ROLLS - 1` rolls. The longest bear-off (15 checkers from the
 /// 6-point, with small rolls) takes 30 rolls; the build asserts that nothing overflows.
@@ -68,16 +68,8 @@ impl fmt::Debug for OneSided {
     }
 }
 
-fn shape() -> Shape {
-    let n = ONE_SIDED_POSITIONS as u64;
-    Shape {
-        kind: Kind::BearoffOneSided,
-        points: POINTS as u32,
-        checkers: MAX_CHECKERS as u32,
-        positions: n,
-        max_payload: 4 * n + 2 * n * MAX_ROLLS as u64 * 8,
-    }
-}
+/// The largest payload a valid file can have.
+const MAX_PAYLOAD: u64 = 4 * ONE_SIDED_POSITIONS as u64 * (1 + 2 * MAX_ROLLS as u64 * 2);
 
 fn mean_of(d: &[f64], start: usize) -> f64 {
     d.iter()
@@ -253,20 +245,36 @@ impl OneSided {
         out
     }
 
-    /// Writes the database to `path` atomically (`<path>.tmp`, fsync, rename).
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), TablebaseError> {
-        format::write(path.as_ref(), &shape(), &self.payload())
+    /// The context string of its files: game, database, points and checkers.
+    pub const CONTEXT: &'static str = "game=backgammon;db=bearoff-os;points=6;checkers=15";
+
+    /// Writes the database to `path` atomically, replacing a file there (see
+    /// [`tabula_store::Writer`]).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), StoreError> {
+        self.save_locked(&TargetLock::acquire(path)?, Existing::Replace)
     }
 
-    /// Reads a database written by [`OneSided::save`], checking header, size, checksum and
+    /// Writes the database to the target of `lock`, which the caller holds.
+    pub fn save_locked(&self, lock: &TargetLock, existing: Existing) -> Result<(), StoreError> {
+        crate::save_locked(
+            lock,
+            Kind::BearoffOneSided,
+            Self::CONTEXT,
+            &self.payload(),
+            existing,
+        )
+    }
+
+    /// Reads a database written by [`OneSided::save`], checking header, size, checksums and
     /// that every distribution is one.
-    pub fn load(path: impl AsRef<Path>) -> Result<OneSided, TablebaseError> {
-        let payload = format::read(path.as_ref(), &shape())?;
-        OneSided::from_payload(&payload)
+    pub fn load(path: impl AsRef<Path>) -> Result<OneSided, StoreError> {
+        let path = path.as_ref();
+        let payload = crate::load(path, Kind::BearoffOneSided, Self::CONTEXT, MAX_PAYLOAD)?;
+        OneSided::from_payload(&payload).map_err(|why| StoreError::bad_payload(Some(path), why))
     }
 
-    fn from_payload(payload: &[u8]) -> Result<OneSided, TablebaseError> {
-        let corrupt = |why: String| TablebaseError::Corrupt(why);
+    fn from_payload(payload: &[u8]) -> Result<OneSided, String> {
+        let corrupt = |why: String| why;
         let n = ONE_SIDED_POSITIONS;
         if payload.len() < 4 * n {
             return Err(corrupt(format!("payload of {} bytes", payload.len())));

@@ -24,7 +24,7 @@ use super::{
     checked_rank, children, pips, rank, unrank, Board, BoardError, Progress, POINTS,
     TWO_SIDED_CHECKERS, TWO_SIDED_SIDE_POSITIONS as SIDE,
 };
-use crate::format::{self, f64s, Kind, Shape, TablebaseError};
+use crate::{f64s, Existing, Kind, StoreError, TargetLock};
 
 /// The two-sided bearoff database: cubeless winning chances of the player on roll, for up to
 /// 6 checkers a side (see the [module documentation](super)).
@@ -41,16 +41,8 @@ impl fmt::Debug for TwoSided {
     }
 }
 
-fn shape() -> Shape {
-    let n = (SIDE * SIDE) as u64;
-    Shape {
-        kind: Kind::BearoffTwoSided,
-        points: POINTS as u32,
-        checkers: TWO_SIDED_CHECKERS as u32,
-        positions: n,
-        max_payload: 8 * n,
-    }
-}
+/// The payload's length.
+const PAYLOAD: u64 = 8 * (SIDE * SIDE) as u64;
 
 /// For each side board and roll, the indices of the boards its plays lead to.
 struct PlayTable {
@@ -164,32 +156,44 @@ impl TwoSided {
         self.win.iter().flat_map(|p| p.to_le_bytes()).collect()
     }
 
-    /// Writes the database to `path` atomically (`<path>.tmp`, fsync, rename).
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), TablebaseError> {
-        format::write(path.as_ref(), &shape(), &self.payload())
+    /// The context string of its files: game, database, points and checkers.
+    pub const CONTEXT: &'static str = "game=backgammon;db=bearoff-ts;points=6;checkers=6";
+
+    /// Writes the database to `path` atomically, replacing a file there (see
+    /// [`tabula_store::Writer`]).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), StoreError> {
+        self.save_locked(&TargetLock::acquire(path)?, Existing::Replace)
     }
 
-    /// Reads a database written by [`TwoSided::save`], checking header, size, checksum and
+    /// Writes the database to the target of `lock`, which the caller holds.
+    pub fn save_locked(&self, lock: &TargetLock, existing: Existing) -> Result<(), StoreError> {
+        crate::save_locked(
+            lock,
+            Kind::BearoffTwoSided,
+            Self::CONTEXT,
+            &self.payload(),
+            existing,
+        )
+    }
+
+    /// Reads a database written by [`TwoSided::save`], checking header, size, checksums and
     /// that every value is a probability.
-    pub fn load(path: impl AsRef<Path>) -> Result<TwoSided, TablebaseError> {
-        let payload = format::read(path.as_ref(), &shape())?;
-        TwoSided::from_payload(&payload)
+    pub fn load(path: impl AsRef<Path>) -> Result<TwoSided, StoreError> {
+        let path = path.as_ref();
+        let payload = crate::load(path, Kind::BearoffTwoSided, Self::CONTEXT, PAYLOAD)?;
+        TwoSided::from_payload(&payload).map_err(|why| StoreError::bad_payload(Some(path), why))
     }
 
-    fn from_payload(payload: &[u8]) -> Result<TwoSided, TablebaseError> {
-        if payload.len() != 8 * SIDE * SIDE {
-            return Err(TablebaseError::Corrupt(format!(
-                "payload of {} bytes, expected {}",
-                payload.len(),
-                8 * SIDE * SIDE
-            )));
+    fn from_payload(payload: &[u8]) -> Result<TwoSided, String> {
+        if payload.len() as u64 != PAYLOAD {
+            return Err(format!(
+                "payload of {} bytes, expected {PAYLOAD}",
+                payload.len()
+            ));
         }
         let win: Vec<f64> = f64s(payload).collect();
         if let Some(i) = win.iter().position(|p| !(0.0..=1.0).contains(p)) {
-            return Err(TablebaseError::Corrupt(format!(
-                "position {i}: {} is not a probability",
-                win[i]
-            )));
+            return Err(format!("position {i}: {} is not a probability", win[i]));
         }
         Ok(TwoSided { win })
     }
