@@ -133,7 +133,7 @@ impl EvaluatorArgs {
         }
         let table = match &self.bearoff {
             Some(p) => tabula_tablebase::bearoff::OneSided::load(p).map_err(|e| {
-                CliError::bad_input(format!("bearoff database {}: {e}", p.display()))
+                crate::common::store_error(&format!("bearoff database {}", p.display()), e)
             })?,
             None => crate::backgammon::bearoff::cached(),
         };
@@ -146,9 +146,16 @@ pub(crate) fn load_net(path: Option<&Path>) -> Result<Cow<'static, Evaluator>, C
     match path {
         Some(p) => NetFile::load(p)
             .map(|f| Cow::Owned(f.evaluator))
-            .map_err(|e| CliError::bad_input(format!("weights {}: {e}", p.display()))),
+            .map_err(|e| {
+                let message = format!("weights {}: {e}", p.display());
+                if e.is_bad_input() {
+                    CliError::bad_input(message)
+                } else {
+                    CliError::io(message)
+                }
+            }),
         None => weights::builtin()
             .map(Cow::Borrowed)
-            .map_err(|e| CliError::bad_input(format!("built-in weights: {e}"))),
+            .map_err(|e| CliError::internal(format!("built-in weights: {e}"))),
     }
 }

@@ -71,7 +71,7 @@ enum Command {
         #[command(flatten)]
         evaluator: EvaluatorArgs,
     },
-    /// Train the evaluator by self-play TD(lambda), checkpointing to --out (FILE.tmp + rename).
+    /// Train the evaluator by self-play TD(lambda), checkpointing atomically to --out (refused if it exists, unless --resume or --force).
     Train(train::TrainArgs),
     /// Serve GNU Backgammon's external-player protocol on a TCP socket (gnubg connects).
     External(external::ExternalArgs),
