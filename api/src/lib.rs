@@ -4,8 +4,11 @@
 //!   message and an optional source; the kind decides the exit code and the JSON error object.
 //! - [`report`]: the serde structs every command prints under `--json`, with one vocabulary
 //!   across games (see the module's table of field names).
+//! - [`bilitaire`], [`pylos`]: each game's search reports.
 
+pub mod bilitaire;
 pub mod error;
+pub mod pylos;
 pub mod report;
 
 pub use error::{Error, ErrorKind};

@@ -3,7 +3,7 @@
 //! A match is two rounds with the roles swapped; whoever, as ball player, left fewer balls wins
 //! (equal scores draw). The terminal loop itself is [`crate::interactive`].
 
-use crate::bilitaire::board_diagram;
+use crate::bilitaire::render::board_diagram;
 use crate::error::CliResult;
 use crate::interactive::{play_game, Interactive};
 use clap::ValueEnum;

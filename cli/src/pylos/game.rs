@@ -32,7 +32,7 @@ impl Interactive for Position {
     fn mover(&self) -> String {
         format!(
             "{} to move, reserves black {} white {}",
-            crate::pylos::color_name(self.turn()),
+            crate::pylos::render::color_name(self.turn()),
             self.reserve(Color::Black),
             self.reserve(Color::White)
         )
@@ -59,7 +59,7 @@ pub fn run_game(start: Position, human: HumanColor, time: Duration) -> CliResult
             let winner = end.winner().expect("the game loop ends on a finished game");
             println!(
                 "game over: {} wins ({})",
-                crate::pylos::color_name(winner),
+                crate::pylos::render::color_name(winner),
                 if winner == human {
                     "you win"
                 } else {
