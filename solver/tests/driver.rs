@@ -97,7 +97,7 @@ struct SmallPiles;
 impl Oracle<Pile> for SmallPiles {
     fn probe(&self, pos: &Pile) -> Option<i32> {
         (pos.left <= 8).then(|| {
-            let mover_wins = pos.left % 4 != 0;
+            let mover_wins = !pos.left.is_multiple_of(4);
             if mover_wins == pos.max_to_move {
                 1
             } else {
@@ -113,19 +113,22 @@ fn an_oracle_answers_for_the_positions_it_holds() {
         left: 13,
         max_to_move: true,
     };
-    let solve = |driver: &Driver<AtomicTable, _>| match driver.solve(&pos) {
-        Solve::Solved { line, stats } => (line.value, stats.nodes),
-        other => panic!("{other:?}"),
-    };
+    fn solve<O: Oracle<Pile>>(driver: &Driver<AtomicTable, O>, pos: &Pile) -> (i32, u64) {
+        match driver.solve(pos) {
+            Solve::Solved { line, stats } => (line.value, stats.nodes),
+            other => panic!("{other:?}"),
+        }
+    }
     let table = AtomicTable::with_megabytes(1);
-    let plain = solve(&Driver::new(&table, Config::default(), Limits::none()));
+    let plain = solve(
+        &Driver::new(&table, Config::default(), Limits::none()),
+        &pos,
+    );
     let table = AtomicTable::with_megabytes(1);
-    let with = solve(&Driver::with_oracle(
-        &table,
-        Config::default(),
-        Limits::none(),
-        SmallPiles,
-    ));
+    let with = solve(
+        &Driver::with_oracle(&table, Config::default(), Limits::none(), SmallPiles),
+        &pos,
+    );
     assert_eq!(with.0, plain.0);
     assert_eq!(plain.0, 1, "13 is not a multiple of 4: the mover wins");
     assert!(with.1 < plain.1, "{with:?} against {plain:?}");
