@@ -2,17 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What one move is worth for the side to move: `solve --options`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MoveOutcome {
-    #[serde(rename = "move")]
-    pub mv: String,
-    /// `win`, `loss`, `draw` or `unknown` for the side to move after playing it.
-    pub result: String,
-    /// Plies to the end under best play after this move (counting it), for a win or loss.
-    pub plies: Option<u32>,
-}
-
 /// `pylos solve --json` and `pylos analyze --json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SolveReport {
@@ -39,9 +28,6 @@ pub struct SolveReport {
     /// The deepest finished iteration (plies), for the deepening searches.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub depth: Option<u32>,
-    /// With `--options`: every move with its outcome.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub options: Option<Vec<MoveOutcome>>,
     pub nodes: u64,
     pub time_ms: u64,
 }

@@ -401,6 +401,6 @@ fn search_options_are_validated_alike() {
         assert_bad_input(&["bilitaire", cmd, "--threads", "257"], "--threads");
         assert_bad_input(&["bilitaire", cmd, "--hash", "0"], "--hash");
         assert_bad_input(&["bilitaire", cmd, "--nodes", "0"], "--nodes");
-        assert_bad_input(&["bilitaire", cmd, "--time", "-1"], "--time");
+        assert_bad_input(&["bilitaire", cmd, "--time", "0"], "--time");
     }
 }

@@ -131,7 +131,6 @@ fn unknown(pos: &Position, stats: Stats) -> SolveReport {
         best: None,
         pv: Vec::new(),
         depth: None,
-        options: None,
         nodes: stats.nodes,
         time_ms: common::millis(stats.time),
     }

@@ -195,7 +195,7 @@ impl Position {
     }
 
     /// Under `children` rules, a bound on the plies left before the game ends: every move places
-    /// a reserve ball or raises one (see [`Position::max_raises`]). `None` under rules with
+    /// a reserve ball or raises one (see `Position::max_raises`). `None` under rules with
     /// take-backs.
     pub fn max_remaining_plies(&self) -> Option<i32> {
         Some(self.reserves() + self.max_raises()?)
@@ -211,7 +211,7 @@ impl Position {
     /// ball. A raise is a move that saves a ball, so if the opponent can raise at most `k` more
     /// times, placing every turn wins with `lead ≥ k + 1`; symmetrically the mover loses with
     /// `lead ≤ -k` against an opponent who only places; `k` is bounded by
-    /// [`Position::max_raises`].
+    /// `Position::max_raises`.
     pub fn reserve_race(&self) -> Option<bool> {
         self.race_with_raises(self.max_raises()?)
     }
