@@ -5,9 +5,12 @@
 //! - [`backgammon`]: backgammon's own reports (hint, show, …).
 //! - [`report`]: the serde structs every command prints under `--json`, with one vocabulary
 //!   across games (see the module's table of field names).
+//! - [`bilitaire`], [`pylos`]: each game's search reports.
 
 pub mod backgammon;
+pub mod bilitaire;
 pub mod error;
+pub mod pylos;
 pub mod report;
 
 pub use error::{Error, ErrorKind};

@@ -3,43 +3,47 @@
 //! symmetry reduction), `TABLE=dash` (the dashmap table instead of the fixed lock-free one),
 //! `LIMIT` (seconds per position; an unsolved one counts as slowest in the median), `SPLIT`
 //! (plies from the root where threads split the work).
-use tabula_solver::{AtomicTable, DashTable, SearchOptions, Searcher, Table};
+use tabula_solver::driver::{Config, Driver, Limits, Solve};
+use tabula_solver::{AtomicTable, DashTable, Table};
 
 fn solve_all<T: Table>(balls: u32, count: usize, threads: usize, make: impl Fn() -> T) {
     let mut times = Vec::new();
     for pos in tabula_benches::bilitaire_suite(balls, count) {
         let table = make();
-        let s = Searcher::new(
-            &table,
-            SearchOptions {
-                threads,
-                symmetry: std::env::var("NOSYM").is_err(),
-                split_plies: std::env::var("SPLIT")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(SearchOptions::default().split_plies),
-                time: limit_s()
-                    .is_finite()
-                    .then(|| std::time::Duration::from_secs_f64(limit_s())),
-                ..Default::default()
-            },
-        );
-        match s.solve(&pos) {
-            Ok(r) => {
+        let config = Config {
+            threads,
+            symmetry: std::env::var("NOSYM").is_err(),
+            split_plies: std::env::var("SPLIT")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(Config::default().split_plies),
+        };
+        let limits = Limits {
+            time: limit_s()
+                .is_finite()
+                .then(|| std::time::Duration::from_secs_f64(limit_s())),
+            ..Limits::none()
+        };
+        match Driver::new(&table, config, limits).solve(&pos) {
+            Solve::Solved { line, stats } => {
                 println!(
                     "{pos} value {} nodes {} time {:.3}s",
-                    r.value,
-                    r.nodes,
-                    r.time.as_secs_f64()
+                    line.value,
+                    stats.nodes,
+                    stats.time.as_secs_f64()
                 );
-                times.push(r.time.as_secs_f64());
+                times.push(stats.time.as_secs_f64());
             }
-            Err(_) => {
-                // Past the limit: counts as slower than every solved position.
+            Solve::Stopped {
+                lower,
+                upper,
+                stats,
+                ..
+            } => {
                 println!(
-                    "{pos} unsolved after {:.0}s, nodes {}",
+                    "{pos} unsolved after {:.0}s, nodes {}, value {lower}..={upper}",
                     limit_s(),
-                    s.nodes()
+                    stats.nodes
                 );
                 times.push(f64::INFINITY);
             }
@@ -54,7 +58,6 @@ fn solve_all<T: Table>(balls: u32, count: usize, threads: usize, make: impl Fn()
     }
 }
 
-/// `LIMIT`: seconds allowed per position (default: none).
 fn limit_s() -> f64 {
     std::env::var("LIMIT")
         .ok()

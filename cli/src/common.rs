@@ -278,13 +278,127 @@ impl<'a> TableFile<'a> {
     }
 }
 
-/// Runs `job`, an exact solve with `searcher`, printing a progress line to stderr every
+/// The search options every game's `solve` and `analyze` flatten: the same names, defaults and
+/// ranges everywhere.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Transposition table size in MiB (checked against the memory available).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub hash: u64,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub threads: u64,
+    /// Stop after this many seconds (the search then reports what it proved).
+    #[arg(long, value_parser = parse_seconds)]
+    pub time: Option<std::time::Duration>,
+    /// Stop after this many nodes (the search then reports what it proved).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes: Option<u64>,
+}
+
+impl SearchArgs {
+    /// The limits of the search, with Ctrl-C as its interrupt.
+    pub fn limits(&self) -> tabula_solver::Limits {
+        tabula_solver::Limits {
+            time: self.time,
+            nodes: self.nodes,
+            interrupt: Some(interrupt_flag()),
+        }
+    }
+
+    /// How the search runs.
+    pub fn config(&self, symmetry: bool) -> tabula_solver::driver::Config {
+        tabula_solver::driver::Config {
+            threads: usize::try_from(self.threads).unwrap_or(1),
+            symmetry,
+            ..tabula_solver::driver::Config::default()
+        }
+    }
+
+    /// The transposition table of `--hash` MiB (see [`allocate_table`]).
+    pub fn table(&self) -> Result<tabula_solver::AtomicTable, CliError> {
+        allocate_table(self.hash)
+    }
+}
+
+/// The memory the system can give without swapping, in MiB (`MemAvailable`), where known.
+fn available_mib() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// Tables from this size on show their allocation on stderr (zeroing 1 GiB takes about 2 s).
+const ALLOCATION_PROGRESS_MIB: u64 = 1024;
+
+/// A table of `mib` MiB: refused (bad input) when it is more than the memory available or
+/// cannot be reserved, instead of an abort; large tables report the allocation on stderr.
+pub fn allocate_table(mib: u64) -> Result<tabula_solver::AtomicTable, CliError> {
+    let too_big = |why: String| {
+        CliError::bad_input(format!(
+            "--hash {mib}: a table of {mib} MiB {why}; choose a smaller --hash"
+        ))
+    };
+    if let Some(available) = available_mib().filter(|&a| mib > a) {
+        return Err(too_big(format!(
+            "is more than the memory available ({available} MiB)"
+        )));
+    }
+    let show = mib >= ALLOCATION_PROGRESS_MIB;
+    let mut shown = 0;
+    let started = Instant::now();
+    let table = tabula_solver::AtomicTable::try_with_megabytes(
+        usize::try_from(mib).unwrap_or(usize::MAX),
+        |done, total| {
+            let percent = done * 100 / total.max(1);
+            if show && (percent >= shown + 25 || done == total) {
+                shown = percent;
+                eprintln!("table: allocating {mib} MiB: {percent}%");
+            }
+        },
+    )
+    .map_err(|e| too_big(format!("cannot be allocated ({e})")))?;
+    if show {
+        eprintln!(
+            "table: {mib} MiB ready in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(table)
+}
+
+/// Checks, before any search, that a file can be written at `path` (given as `option`): its
+/// directory exists and `path` is not a directory. The search's result is never lost to a bad
+/// output path found only at the end.
+pub fn check_output_path(option: &str, path: &std::path::Path) -> CliResult {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(CliError::bad_input(format!(
+            "{option} {}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        )));
+    }
+    if path.is_dir() {
+        return Err(CliError::bad_input(format!(
+            "{option} {}: is a directory, not a file",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `job`, a search by `driver`, printing a progress line to stderr every
 /// [`progress_every`] until it returns: nodes, speed, and the bounds proven so far (as
-/// `bounds` words them). Solves that finish sooner print nothing. With a `checkpoint` file the
-/// proven entries are also saved every [`table_save_every`] (a failed save is reported and
-/// the solve goes on).
-pub fn with_progress<T: tabula_solver::Table, R>(
-    searcher: &tabula_solver::Searcher<T>,
+/// `bounds` words them). Searches that finish sooner print nothing. With a `checkpoint` file
+/// the proven entries are also saved every [`table_save_every`] (a failed save is reported and
+/// the search goes on).
+pub fn with_progress<T: tabula_solver::Table, O: Sync, R>(
+    driver: &tabula_solver::Driver<T, O>,
     bounds: impl Fn(i32, i32) -> String + Sync,
     checkpoint: Option<&TableFile>,
     job: impl FnOnce() -> R,
@@ -311,21 +425,70 @@ pub fn with_progress<T: tabula_solver::Table, R>(
                     continue;
                 }
                 last_progress = Instant::now();
-                let nodes = searcher.nodes();
-                let seconds = searcher.elapsed().as_secs_f64();
-                let proven = searcher
-                    .proven_bounds()
-                    .map(|(lo, hi)| format!(", {}", bounds(lo, hi)))
-                    .unwrap_or_default();
-                eprintln!(
-                    "solving: {nodes} nodes, {:.0} s, {:.0} nodes/s{proven}",
-                    seconds,
-                    nodes as f64 / seconds.max(1e-9)
-                );
+                eprintln!("{}", progress_line(driver, bounds));
             }
         });
         let result = job();
         drop(done);
         result
     })
+}
+
+fn progress_line<T: tabula_solver::Table, O>(
+    driver: &tabula_solver::Driver<T, O>,
+    bounds: &(impl Fn(i32, i32) -> String + Sync),
+) -> String {
+    let stats = driver.stats();
+    let seconds = stats.time.as_secs_f64();
+    let proven = driver
+        .proven_bounds()
+        .map(|(lo, hi)| format!(", {}", bounds(lo, hi)))
+        .unwrap_or_default();
+    format!(
+        "solving: {} nodes, {:.0} s, {:.0} nodes/s{proven}",
+        stats.nodes,
+        seconds,
+        stats.nodes as f64 / seconds.max(1e-9)
+    )
+}
+
+/// One line of `analyze` progress: depth, value (as `value` words it), best move, nodes, time.
+pub fn iteration_line<M: std::fmt::Display>(
+    p: &tabula_solver::Progress<M>,
+    value: impl std::fmt::Display,
+) -> String {
+    format!(
+        "depth {} value {value} best {} nodes {} time {} ms nps {:.0}",
+        p.depth,
+        p.best
+            .as_ref()
+            .map(|m| m.to_string())
+            .unwrap_or_else(|| "-".into()),
+        p.nodes,
+        p.time.as_millis(),
+        p.nodes as f64 / p.time.as_secs_f64().max(1e-9)
+    )
+}
+
+/// Prints a line of progress: on stdout for text output, on stderr under `--json` so that
+/// stdout stays one JSON document.
+pub fn progress(json: bool, line: &str) {
+    if json {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+}
+
+/// Milliseconds of a duration, for `time_ms`.
+pub fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Prints a report as one line of JSON.
+pub fn print_json<R: serde::Serialize>(report: &R) -> CliResult {
+    let text = serde_json::to_string(report)
+        .map_err(|e| CliError::internal(format!("report to JSON: {e}")))?;
+    println!("{text}");
+    Ok(())
 }

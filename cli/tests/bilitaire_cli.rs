@@ -261,7 +261,14 @@ fn solve_lists_what_every_slider_option_is_worth() {
     use tabula_engine::Game;
     // Small enough for plain minimax on every option.
     let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
-    let v = common::json_output(&["bilitaire", "solve", "--position", text, "--json"]);
+    let v = common::json_output(&[
+        "bilitaire",
+        "solve",
+        "--position",
+        text,
+        "--json",
+        "--options",
+    ]);
     let pos = Position::parse(text).expect("valid position");
     let mut moves = Vec::new();
     pos.legal_moves(&mut moves);
@@ -277,4 +284,124 @@ fn solve_lists_what_every_slider_option_is_worth() {
         best = best.max(i64::from(expected));
     }
     assert_eq!(v["value"], best, "{v}");
+}
+
+/// Runs `tabula args`, killed after `seconds`: `None` when it had not finished by then.
+fn tabula_within(args: &[&str], seconds: u64) -> Option<std::process::Output> {
+    use std::process::Stdio;
+    let mut child = common::command()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().expect("wait").is_some() {
+            return Some(child.wait_with_output().expect("output"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// Defect 9: the first `bilitaire solve` a newcomer types (the 48-ball start) ran forever and
+/// took no limit. Without a limit it now refuses at once, saying how to bound it; with one it
+/// runs and reports the bounds it proved.
+#[test]
+fn an_unbounded_solve_out_of_reach_refuses_and_a_bounded_one_reports_bounds() {
+    let out = tabula_within(&["bilitaire", "solve"], 60).expect("refused at once, not a hang");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("--time") && err.contains("--nodes"), "{err}");
+    let out = tabula_within(&["bilitaire", "solve", "--nodes", "20000", "--json"], 120)
+        .expect("a node limit stops it");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["stopped"], true, "{v}");
+    assert_eq!(v["value"], serde_json::Value::Null, "{v}");
+    let (lower, upper) = (v["lower"].as_i64().unwrap(), v["upper"].as_i64().unwrap());
+    assert!(1 <= lower && lower <= upper && upper <= 47, "{v}");
+    assert_eq!(v["side_to_move"], "ball", "{v}");
+}
+
+/// Defect 10: a solve on a slider position spent at least 2 s valuing every slider option and
+/// counted it in `time_ms`. The options view is now opt-in (`--options`).
+#[test]
+fn slider_options_are_valued_only_when_asked() {
+    let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
+    let v = common::json_output(&["bilitaire", "solve", "--position", text, "--json"]);
+    assert_eq!(v["exact"], true, "{v}");
+    assert!(v.get("options").is_none(), "{v}");
+}
+
+/// Defect 2: `--table` in a directory that does not exist ran the whole solve, then lost the
+/// result to the failed save. The path is now checked before searching.
+#[test]
+fn a_table_file_in_a_missing_directory_is_refused_before_searching() {
+    assert_bad_input(
+        &[
+            "bilitaire",
+            "solve",
+            "--position",
+            "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s",
+            "--table",
+            "/nonexistent/dir/t.tt",
+        ],
+        "--table /nonexistent/dir/t.tt: the directory /nonexistent/dir does not exist",
+    );
+}
+
+/// Defect 1: a `--hash` above the memory available aborted with an allocation backtrace
+/// (exit 134). It is now bad input. (Checked where the machine has less than the 64 GiB asked.)
+#[test]
+fn a_table_larger_than_memory_is_bad_input() {
+    let available_mib = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m
+                .lines()
+                .find(|l| l.starts_with("MemAvailable:"))?
+                .to_owned();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map(|kib| kib / 1024);
+    if available_mib.is_none_or(|a| a >= 65536) {
+        eprintln!("skipped: this machine has 64 GiB available (or no /proc/meminfo)");
+        return;
+    }
+    assert_bad_input(
+        &["bilitaire", "solve", "--nodes", "10", "--hash", "65536"],
+        "more than the memory available",
+    );
+}
+
+/// Defect 11: allocating a large table was seconds of silence. It now reports on stderr.
+#[test]
+fn a_large_table_shows_its_allocation() {
+    let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
+    let out = tabula(&["bilitaire", "solve", "--position", text, "--hash", "1024"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("table: allocating 1024 MiB: 100%"), "{err}");
+}
+
+/// The shared search options mean the same in every game: `--threads` 1..=256, `--hash`
+/// 1..=65536, `--time`/`--nodes` on `solve` and `analyze`.
+#[test]
+fn search_options_are_validated_alike() {
+    for cmd in ["solve", "analyze"] {
+        assert_bad_input(&["bilitaire", cmd, "--threads", "0"], "--threads");
+        assert_bad_input(&["bilitaire", cmd, "--threads", "257"], "--threads");
+        assert_bad_input(&["bilitaire", cmd, "--hash", "0"], "--hash");
+        assert_bad_input(&["bilitaire", cmd, "--nodes", "0"], "--nodes");
+        assert_bad_input(&["bilitaire", cmd, "--time", "0"], "--time");
+    }
 }

@@ -1,8 +1,10 @@
 //! The traits every rules engine implements, so that one search and one perft serve all games.
 //!
 //! - [`Game`]: legal moves and make-move for a deterministic, perfect-information game.
-//! - [`Scored`]: the integer payoff the search optimises (who maximises, terminal values, bounds).
-//! - [`Keyed`] and [`Symmetric`]: exact keys for transposition tables, reduced by symmetry.
+//! - [`Scored`]: the integer payoff the search optimises (who maximises, terminal values, bounds,
+//!   the declared payoff range and move-count bound).
+//! - [`Keyed`] and [`Symmetric`]: exact keys for transposition tables, optionally reduced by
+//!   symmetry (the search can run on a game without symmetry).
 //!
 //! Games with dice (backgammon) share [`Keyed`] but generate plays per roll, so they have
 //! their own chance-node trait next to their module rather than forcing dice into [`Game`].
@@ -58,77 +60,38 @@ impl Role {
     }
 }
 
-/// A two-player zero-sum game with an integer payoff, as the shared search sees it.
+/// A two-player zero-sum game with an integer payoff, as the shared search sees it: rules only.
 ///
 /// The payoff is absolute (not relative to the mover): in Bi-litaire it is the number of balls
 /// left, maximised by the slider and minimised by the ball player. Games whose value is a win or
 /// loss at some distance (Pylos) map it onto integers the same way, with the distance folded in
 /// by the search (`solver`), so that the TT never stores a ply-dependent value.
+///
+/// How a search may take shortcuts in a game (tests decided by masks, the distance algebra of
+/// win/loss payoffs) is search policy and lives in the solver, not here.
 pub trait Scored: Game {
+    /// The smallest payoff of any position: every [`Scored::value_bounds`] and
+    /// [`Scored::terminal_value`] is at least this. The solver checks at compile time that the
+    /// whole range `MIN_VALUE..=MAX_VALUE` fits its table entries.
+    const MIN_VALUE: i32;
+
+    /// The largest payoff of any position (see [`Scored::MIN_VALUE`]).
+    const MAX_VALUE: i32;
+
+    /// An upper bound on the number of legal moves of any position (`usize::MAX` where the
+    /// rules give no useful bound). Tables store a best-move index only where it fits; a game
+    /// whose bound fits them always gets its hints stored.
+    const MAX_MOVES: usize;
+
     /// Who moves now.
     fn to_move(&self) -> Role;
 
     /// The payoff of a terminal position; `None` when the game goes on.
     fn terminal_value(&self) -> Option<i32>;
 
-    /// Inclusive bounds on every payoff reachable from here. Tight bounds let the search stop
-    /// as soon as a move reaches them.
+    /// Inclusive bounds on every payoff reachable from here, within
+    /// `MIN_VALUE..=MAX_VALUE`. Tight bounds let the search stop as soon as a move reaches them.
     fn value_bounds(&self) -> (i32, i32);
-
-    /// The legal moves that can still decide the null-window test "value ≥ x" here. A game may
-    /// leave out moves whose children's [`Scored::value_bounds`] already put them on the side of
-    /// `x` that cannot settle the test (for the Max side, children below `x`; for the Min side,
-    /// children at `x` or above), when it can do so without making them. For every `x` the list
-    /// must be a prefix of one fixed order of all legal moves, so that a move's index (stored in
-    /// transposition tables) names the same move whatever `x` was.
-    fn legal_moves_for_test(&self, x: i32, moves: &mut Vec<Self::Move>) {
-        let _ = x;
-        self.legal_moves(moves);
-    }
-
-    /// A proven answer to the test "value ≥ x" that the game can give without a search, or
-    /// `None`. Called only when [`Scored::value_bounds`] leave the test open; meant for tests
-    /// that the next move or two settle, which are most of the nodes near the end of a search.
-    fn decide_test(&self, x: i32) -> Option<bool> {
-        let _ = x;
-        None
-    }
-
-    /// Like [`Scored::decide_test`], for answers that cost more than a table probe: asked only
-    /// when the table has no answer, and the answer is stored there.
-    fn decide_test_deeper(&self, x: i32) -> Option<bool> {
-        let _ = x;
-        None
-    }
-
-    /// The payoff a position gets from its best child's payoff. The identity for games scored
-    /// by material (Bi-litaire); a game scored by win or loss at a distance overrides it to move
-    /// a decided value one ply further away (win in k becomes win in k + 1), which keeps every
-    /// stored value relative to its own position.
-    fn backed_up(child_value: i32) -> i32 {
-        child_value
-    }
-
-    /// The smallest child payoff whose [`Scored::backed_up`] value is at least `x`: the
-    /// threshold a null-window test passes down. Must invert `backed_up` on thresholds.
-    fn child_threshold(x: i32) -> i32 {
-        x
-    }
-
-    /// The smallest payoff at least `x` that a proven (exact) result here can have; `x` itself
-    /// unless the exact payoffs have gaps. A game scored by a win or loss within a bounded
-    /// distance has no exact payoff near 0, so a proven "at least 1" is a proven win: storing it
-    /// as such lets the table answer later tests at other near-0 thresholds (a transposition
-    /// reached a few plies later asks about a shifted threshold).
-    fn exact_at_least(&self, x: i32) -> i32 {
-        x
-    }
-
-    /// The largest payoff at most `x` that a proven result here can have (see
-    /// [`Scored::exact_at_least`]).
-    fn exact_at_most(&self, x: i32) -> i32 {
-        x
-    }
 }
 
 /// An exact, compact identity of a position for transposition tables and deduplication.
@@ -136,8 +99,9 @@ pub trait Scored: Game {
 /// Two positions have equal keys exactly when they are equal: a TT that compares full keys can
 /// never return a wrong hit.
 pub trait Keyed {
-    /// The key type, a few machine words.
-    type Key: Copy + Eq + Ord + Hash + Debug + Send + Sync;
+    /// The key type, a few machine words: at most 128 bits, so that one table of `u128` keys
+    /// serves every game.
+    type Key: Copy + Eq + Ord + Hash + Debug + Send + Sync + Into<u128>;
 
     /// The exact key of this position.
     fn key(&self) -> Self::Key;

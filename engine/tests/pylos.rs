@@ -362,7 +362,12 @@ fn children_bounds_hold_on_late_positions() {
             lo <= black && black <= hi,
             "{pos}: {black} outside {lo}..={hi}"
         );
-        assert!(pos.exact_at_least(black) == black && pos.exact_at_most(black) == black);
+        // (The solver's `Backup::exact_at_*` rely on this: no exact value strictly inside
+        // the slowest loss and the slowest win; tested in `tabula-solver`.)
+        assert!(
+            black.abs() >= pylos::WIN - rem,
+            "{pos}: {black} inside the gap"
+        );
     }
     assert!(checked > 100, "{checked}");
     assert!(

@@ -5,19 +5,27 @@
 //! - [`tt`]: the lock-free fixed-size [`tt::AtomicTable`] (and the `dashmap` table it was
 //!   measured against).
 //! - [`tt_file`]: a table's proven entries saved to disk and loaded back (resumable solves).
+//! - [`driver`]: what applications call: solve, analyze, prove and per-move values under one
+//!   [`driver::Limits`], each answering solved or stopped-with-proven-bounds as a value.
+//! - [`games`]: each game's search policy (shortcuts, payoff backup, keying, a first guess) and
+//!   the [`games::Oracle`] hook for databases.
 //! - [`eval`]: heuristic evaluations for ordering and depth-limited search.
 //! - [`minimax`]: plain minimax, the reference for tests.
 
-//!   search.
-
+pub mod driver;
 pub mod eval;
 pub mod expectimax;
+pub mod games;
 pub mod minimax;
 pub mod search;
 pub mod tt;
 pub mod tt_file;
 
+pub use driver::{Analysis, Driver, Limits, Line, Proof, Solve, Stats, Stop};
 pub use eval::Evaluate;
-pub use search::{Aborted, Bounds, MoveValue, Progress, SearchOptions, SearchReport, Searcher};
+pub use games::{Backup, Keying, NoOracle, Oracle, SolvePolicy, TestShortcuts};
+pub use search::{
+    Aborted, Bounds, MoveValue, Progress, SearchOptions, SearchReport, Searchable, Searcher,
+};
 pub use tt::{AtomicTable, DashTable, Entry, Table};
 pub use tt_file::{load_proven, save_proven, TableFileError};

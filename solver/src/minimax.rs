@@ -1,12 +1,13 @@
 //! Plain minimax: no pruning, no table. The reference the search is tested against.
 
-use tabula_engine::{Role, Scored};
+use crate::games::Backup;
+use tabula_engine::Role;
 
 /// The exact value of `pos` by full-width minimax, or `None` if it would visit more than
-/// `budget` nodes. Child values are passed through [`Scored::backed_up`] (the identity for
+/// `budget` nodes. Child values are passed through [`Backup::backed_up`] (the identity for
 /// Bi-litaire; one ply further from the end for games scored by win distance, Pylos). The game
 /// tree must be finite (no cycles), or the budget must stop it.
-pub fn minimax<G: Scored>(pos: &G, budget: &mut u64) -> Option<i32> {
+pub fn minimax<G: Backup>(pos: &G, budget: &mut u64) -> Option<i32> {
     if *budget == 0 {
         return None;
     }

@@ -9,17 +9,19 @@
 //! threads or on what the table happened to keep.
 
 use crate::eval::Evaluate;
+use crate::games::{Backup, Keying, NoOracle, Oracle, SolvePolicy, TestShortcuts};
 use crate::tt::{Entry, Table};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use tabula_engine::{Role, Symmetric};
+use tabula_engine::{Role, Scored};
 
 /// What a caller may set.
 #[derive(Clone, Debug)]
 pub struct SearchOptions {
     /// Worker threads (1 = no parallelism).
     pub threads: usize,
-    /// Key the table by the canonical image under the 8 symmetries of the square.
+    /// Key the table by the canonical image under the game's symmetries (where it has any,
+    /// see [`Keying`]).
     pub symmetry: bool,
     /// Stop after this much time.
     pub time: Option<Duration>,
@@ -59,10 +61,7 @@ impl Outcome {
     /// The bound the test "value of `pos` ≥ x" established: a lower bound when it holds, an
     /// upper bound when it fails. A proven bound is a fact about the game, so it may jump to
     /// the nearest payoff an exact result can have ([`tabula_engine::Scored::exact_at_least`]).
-    fn bound<G: Searchable>(self, pos: &G, x: i32) -> i32
-    where
-        G::Key: Into<u128>,
-    {
+    fn bound<G: Searchable>(self, pos: &G, x: i32) -> i32 {
         match (self.holds, self.proven) {
             (true, true) => pos.exact_at_least(x),
             (true, false) => x,
@@ -113,7 +112,7 @@ struct Visit {
 
 /// A child ready to search, with its table key.
 struct Child<G> {
-    index: u16,
+    index: usize,
     pos: G,
     key: Option<(u128, u8)>,
 }
@@ -121,7 +120,7 @@ struct Child<G> {
 /// A node's children for one test, or the child that settles it without a search.
 enum Expansion<G> {
     Cut {
-        index: u16,
+        index: usize,
         proven: bool,
     },
     Children {
@@ -174,9 +173,11 @@ pub struct Progress<M> {
     pub time: Duration,
 }
 
-/// The search over one table. Create one per job; the table may outlive it.
-pub struct Searcher<'t, T: Table> {
+/// The search over one table. Create one per job; the table may outlive it. `O` is the
+/// database consulted at every open node ([`crate::games::Oracle`]; none by default).
+pub struct Searcher<'t, T: Table, O = NoOracle> {
     table: &'t T,
+    oracle: O,
     options: SearchOptions,
     pool: Option<rayon::ThreadPool>,
     stop: AtomicBool,
@@ -207,7 +208,7 @@ fn etc_worthwhile(ply: u32, stored: Option<Entry>) -> bool {
 /// Depth of the heuristic iterations an exact solve starts with.
 const PRESEARCH_PLIES: u8 = 4;
 
-impl<T: Table> std::fmt::Debug for Searcher<'_, T> {
+impl<T: Table, O> std::fmt::Debug for Searcher<'_, T, O> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Searcher")
             .field("options", &self.options)
@@ -216,17 +217,62 @@ impl<T: Table> std::fmt::Debug for Searcher<'_, T> {
     }
 }
 
-/// The games the search accepts.
-pub trait Searchable: Evaluate + Symmetric
-where
-    Self::Key: Into<u128>,
-{
+/// The games the search accepts: rules ([`Scored`], keys) and the solver-side policy of
+/// [`crate::games`] (evaluation, shortcuts, payoff backup, keying, driver hints).
+pub trait Searchable: Evaluate + TestShortcuts + Backup + Keying + SolvePolicy {}
+
+impl<G: Evaluate + TestShortcuts + Backup + Keying + SolvePolicy> Searchable for G {}
+
+/// Proven at compile time for each game searched: its whole payoff range fits the `i16` bounds
+/// of a table [`Entry`], so storing a payoff (clamped to the range) loses nothing.
+struct PayoffFits<G>(std::marker::PhantomData<G>);
+
+impl<G: Scored> PayoffFits<G> {
+    const OK: () = assert!(
+        i16::MIN as i32 <= G::MIN_VALUE
+            && G::MIN_VALUE <= G::MAX_VALUE
+            && G::MAX_VALUE <= i16::MAX as i32,
+        "the game's payoff range does not fit a table entry's i16 bounds"
+    );
 }
 
-impl<G: Evaluate + Symmetric> Searchable for G where G::Key: Into<u128> {}
+/// A payoff of `G` as a table entry stores it. Bounds and stored results always lie in the
+/// game's declared range (they come from [`Scored::value_bounds`] and tests it leaves open);
+/// the clamp makes that a fact the compile-time check above covers, so the cast is lossless.
+#[inline]
+fn entry_payoff<G: Scored>(value: i32) -> i16 {
+    let () = PayoffFits::<G>::OK;
+    debug_assert!((G::MIN_VALUE..=G::MAX_VALUE).contains(&value), "{value}");
+    value.clamp(G::MIN_VALUE, G::MAX_VALUE) as i16
+}
+
+/// A move index as a table entry stores it: [`Entry::NO_MOVE`] for an index that does not fit
+/// (possible only for games whose [`Scored::MAX_MOVES`] exceeds it; they lose that hint, never
+/// a result).
+#[inline]
+fn entry_move<G: Scored>(index: usize) -> u16 {
+    const { assert!(Entry::NO_MOVE as usize <= u16::MAX as usize) };
+    if G::MAX_MOVES <= Entry::NO_MOVE as usize {
+        // Proven by the game's bound: every index is below NO_MOVE.
+        index as u16
+    } else {
+        u16::try_from(index)
+            .ok()
+            .filter(|&i| i < Entry::NO_MOVE)
+            .unwrap_or(Entry::NO_MOVE)
+    }
+}
 
 impl<'t, T: Table> Searcher<'t, T> {
+    /// A search over `table` without a database.
     pub fn new(table: &'t T, options: SearchOptions) -> Searcher<'t, T> {
+        Searcher::with_oracle(table, options, NoOracle)
+    }
+}
+
+impl<'t, T: Table, O> Searcher<'t, T, O> {
+    /// A search over `table` that asks `oracle` for exact values first.
+    pub fn with_oracle(table: &'t T, options: SearchOptions, oracle: O) -> Searcher<'t, T, O> {
         let pool = (options.threads > 1).then(|| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(options.threads)
@@ -235,6 +281,7 @@ impl<'t, T: Table> Searcher<'t, T> {
         });
         Searcher {
             table,
+            oracle,
             options,
             pool,
             stop: AtomicBool::new(false),
@@ -277,6 +324,11 @@ impl<'t, T: Table> Searcher<'t, T> {
         (lo != i32::MIN).then_some((lo, hi))
     }
 
+    /// True once the search has been stopped (by a limit, the interrupt flag or [`Searcher::stop`]).
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
     /// True when the search was stopped from outside (its interrupt flag), not by its limits.
     pub fn interrupted(&self) -> bool {
         self.options
@@ -310,13 +362,13 @@ impl<'t, T: Table> Searcher<'t, T> {
     /// The table key of a position and the symmetry it was taken under.
     fn table_key<G: Searchable>(&self, pos: &G) -> (u128, u8)
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
-        if !self.options.symmetry {
-            return (pos.key().into(), 0);
+        match pos.symmetric_key().filter(|_| self.options.symmetry) {
+            // The index of a symmetry of the square is below 8 (a 3-bit field of the entry).
+            Some((key, sym)) => (key.into(), (sym & 7) as u8),
+            None => (pos.key().into(), 0),
         }
-        let (key, sym) = pos.canonical_key_and_symmetry();
-        (key.into(), sym as u8)
     }
 
     /// Expands a node for the test "value ≥ x": makes every child, settles those whose game
@@ -330,19 +382,18 @@ impl<'t, T: Table> Searcher<'t, T> {
         moves: &[G::Move],
         x: i32,
         child_depth: u8,
-        searched: Option<u16>,
+        searched: Option<usize>,
         cut_when: bool,
         probe_children: bool,
     ) -> Expansion<G>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         let mut settled_proven = true;
         // First every child with its game bounds, prefetching the table slots of those to probe;
         // then the probes, whose cache misses now overlap.
         let mut open: Vec<(G::Move, Child<G>)> = Vec::with_capacity(moves.len());
-        for (i, &mv) in moves.iter().enumerate() {
-            let index = i as u16;
+        for (index, &mv) in moves.iter().enumerate() {
             if Some(index) == searched {
                 continue;
             }
@@ -372,7 +423,7 @@ impl<'t, T: Table> Searcher<'t, T> {
                 },
             ));
         }
-        let mut scored: Vec<(i32, u32, u16)> = Vec::with_capacity(open.len());
+        let mut scored: Vec<(i32, u32, usize)> = Vec::with_capacity(open.len());
         let mut children: Vec<Option<Child<G>>> = Vec::with_capacity(open.len());
         for (mv, child) in open {
             // Enhanced transposition cutoff: a child the table already settles is not searched.
@@ -401,14 +452,14 @@ impl<'t, T: Table> Searcher<'t, T> {
             };
             let history = self.history[self.history_slot(&mv)].load(Ordering::Relaxed);
             // Sort small keys, not the children: ties go to the earlier move.
-            scored.push((eval, u32::MAX - history, children.len() as u16));
+            scored.push((eval, u32::MAX - history, children.len()));
             children.push(Some(child));
         }
         scored.sort_unstable();
         Expansion::Children {
             children: scored
                 .into_iter()
-                .filter_map(|(_, _, i)| children[usize::from(i)].take())
+                .filter_map(|(_, _, i)| children[i].take())
                 .collect(),
             settled_proven,
         }
@@ -428,7 +479,7 @@ impl<'t, T: Table> Searcher<'t, T> {
         ctx: &mut Ctx,
     ) -> Result<Outcome, Aborted>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         if self.stop.load(Ordering::Relaxed) || cancel.is_set() {
             return Err(Aborted);
@@ -448,6 +499,12 @@ impl<'t, T: Table> Searcher<'t, T> {
         if lo >= x || hi < x {
             return Ok(Outcome {
                 holds: lo >= x,
+                proven: true,
+            });
+        }
+        if let Some(v) = self.oracle.probe(pos) {
+            return Ok(Outcome {
+                holds: v >= x,
                 proven: true,
             });
         }
@@ -505,11 +562,11 @@ impl<'t, T: Table> Searcher<'t, T> {
         pos.legal_moves_for_test(x, &mut moves);
         // The table's best move first, before paying for the other children.
         let hint = hint
-            .map(|e| e.best)
-            .filter(|&i| usize::from(i) < moves.len());
+            .map(|e| usize::from(e.best))
+            .filter(|&i| i < moves.len());
         let mut hint_outcome = None;
         if let Some(index) = hint {
-            let child = pos.play(moves[usize::from(index)]);
+            let child = pos.play(moves[index]);
             hint_outcome = Some((
                 index,
                 self.test(&child, None, child_x, child_depth, ply + 1, cancel, ctx)?,
@@ -561,7 +618,7 @@ impl<'t, T: Table> Searcher<'t, T> {
         if cut.is_none() && parallel {
             use rayon::prelude::*;
             let local = Cancel::new(Some(cancel));
-            let results: Vec<Result<(u16, Outcome), Aborted>> = children[1..]
+            let results: Vec<Result<(usize, Outcome), Aborted>> = children[1..]
                 .par_iter()
                 .map(|child| {
                     let mut task = Ctx::default();
@@ -606,7 +663,7 @@ impl<'t, T: Table> Searcher<'t, T> {
             },
         };
         if let Some((index, _)) = cut {
-            if let Some(mv) = moves.get(usize::from(index)) {
+            if let Some(mv) = moves.get(index) {
                 self.history[self.history_slot(mv)].fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -622,9 +679,9 @@ impl<'t, T: Table> Searcher<'t, T> {
         visit: Visit,
         x: i32,
         outcome: Outcome,
-        best: Option<u16>,
+        best: Option<usize>,
     ) where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         let stored_depth = if outcome.proven {
             Entry::PROVEN
@@ -635,31 +692,32 @@ impl<'t, T: Table> Searcher<'t, T> {
             Some(e) if e.depth == stored_depth => e,
             Some(e) if e.depth > stored_depth => return,
             _ => Entry {
-                lower: visit.bounds.0 as i16,
-                upper: visit.bounds.1 as i16,
+                lower: entry_payoff::<G>(visit.bounds.0),
+                upper: entry_payoff::<G>(visit.bounds.1),
                 depth: stored_depth,
                 best: Entry::NO_MOVE,
                 sym: visit.sym,
                 work: 0,
             },
         };
-        let bound = outcome.bound(pos, x) as i16;
+        let bound = entry_payoff::<G>(outcome.bound(pos, x));
         if outcome.holds {
             entry.lower = entry.lower.max(bound);
         } else {
             entry.upper = entry.upper.min(bound);
         }
         if let Some(index) = best {
-            entry.best = index;
+            entry.best = entry_move::<G>(index);
             entry.sym = visit.sym;
         }
+        // log2 of the nodes spent: at most 64, so the narrowing is lossless.
         entry.work = entry.work.max((64 - visit.spent.leading_zeros()) as u8);
         self.table.store(visit.key, entry);
     }
 
     fn root_test<G: Searchable>(&self, pos: &G, x: i32, depth: u8) -> Result<Outcome, Aborted>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         self.run(|| {
             let root = Cancel::new(None);
@@ -674,7 +732,7 @@ impl<'t, T: Table> Searcher<'t, T> {
     /// gallop from `guess` and then bisect.
     pub fn value<G: Searchable>(&self, pos: &G, depth: u8, guess: i32) -> Result<Bounds, Aborted>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         self.value_within(pos, depth, guess, pos.value_bounds())
     }
@@ -688,7 +746,7 @@ impl<'t, T: Table> Searcher<'t, T> {
         (mut lo, mut hi): (i32, i32),
     ) -> Result<Bounds, Aborted>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         let (mut proven_lo, mut proven_hi) = (lo, hi);
         let exact_search = depth == Entry::PROVEN;
@@ -739,7 +797,7 @@ impl<'t, T: Table> Searcher<'t, T> {
     /// value when only its side of `x` matters (a win/loss verdict without its distance).
     pub fn prove_at_least<G: Searchable>(&self, pos: &G, x: i32) -> Result<bool, Aborted>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         Ok(self.root_test(pos, x, Entry::PROVEN)?.holds)
     }
@@ -754,7 +812,7 @@ impl<'t, T: Table> Searcher<'t, T> {
         depth: u8,
     ) -> Result<Vec<G::Move>, Aborted>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         let mut pv = Vec::new();
         let mut pos = pos.clone();
@@ -805,27 +863,37 @@ impl<'t, T: Table> Searcher<'t, T> {
         Ok(pv)
     }
 
-    /// Solves `pos` exactly (or until a limit stops it).
+    /// Solves `pos` exactly (or until a limit stops it), galloping from the game's
+    /// [`SolvePolicy::exact_guess`] or, without one, from a short heuristic pre-search.
     pub fn solve<G: Searchable>(&self, pos: &G) -> Result<SearchReport<G::Move>, Aborted>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         self.table.new_generation();
-        // A few shallow heuristic iterations first: they fill the table with best-move hints
-        // and a guess for the exact search (19-ball suite: 1.5 s instead of 2.4 s of CPU).
-        let mut guess = pos.evaluate();
-        for depth in 1..=PRESEARCH_PLIES {
-            let b = self.value(pos, depth, guess)?;
-            guess = b.value;
-            if b.exact {
-                break;
+        let guess = match pos.exact_guess() {
+            // The game knows a better start for the gallop (Pylos: the fast end of the side
+            // its evaluation favours); no pre-search then.
+            Some(guess) => guess,
+            None => {
+                // A few shallow heuristic iterations first: they fill the table with best-move
+                // hints and a guess for the exact search (19-ball suite: 1.5 s instead of 2.4 s
+                // of CPU).
+                let mut guess = pos.evaluate();
+                for depth in 1..=PRESEARCH_PLIES {
+                    let b = self.value(pos, depth, guess)?;
+                    guess = b.value;
+                    if b.exact {
+                        break;
+                    }
+                }
+                guess
             }
-        }
+        };
         let bounds = self.value(pos, Entry::PROVEN, guess)?;
         let pv = self.principal_variation(pos, bounds.value, Entry::PROVEN)?;
         Ok(SearchReport {
             value: bounds.value,
-            exact: true,
+            exact: bounds.exact,
             best: pv.first().copied(),
             pv,
             nodes: self.nodes(),
@@ -844,7 +912,7 @@ impl<'t, T: Table> Searcher<'t, T> {
         mut report: impl FnMut(&Progress<G::Move>),
     ) -> Option<SearchReport<G::Move>>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         self.table.new_generation();
         let mut guess = pos.evaluate();
@@ -894,7 +962,7 @@ impl<'t, T: Table> Searcher<'t, T> {
     /// leaves a move's value unproven, with the bound known for it.
     pub fn move_values<G: Searchable>(&self, pos: &G, value: i32) -> Vec<MoveValue<G::Move>>
     where
-        G::Key: Into<u128>,
+        O: Oracle<G>,
     {
         let mut moves = Vec::new();
         pos.legal_moves(&mut moves);

@@ -27,9 +27,14 @@ impl Entry {
     pub const PROVEN: u8 = u8::MAX;
     pub const NO_MOVE: u16 = 0xfff;
 
+    /// The entry in 64 bits. The bounds are stored as their two's-complement bit patterns
+    /// (`cast_unsigned`, lossless); `best` (at most [`Entry::NO_MOVE`], 12 bits: the search
+    /// stores no larger index), `sym` (below 8) and `work` (saturated at 31) are masked to
+    /// their fields, as is the generation (it wraps by design).
     fn pack(self, generation: u8) -> u64 {
-        u64::from(self.lower as u16)
-            | u64::from(self.upper as u16) << 16
+        debug_assert!(self.best <= Entry::NO_MOVE && self.sym < 8);
+        u64::from(self.lower.cast_unsigned())
+            | u64::from(self.upper.cast_unsigned()) << 16
             | u64::from(self.depth) << 32
             | u64::from(self.best & 0xfff) << 40
             | u64::from(self.sym & 7) << 52
@@ -40,8 +45,9 @@ impl Entry {
     fn unpack(data: u64) -> (Entry, u8) {
         (
             Entry {
-                lower: data as u16 as i16,
-                upper: (data >> 16) as u16 as i16,
+                // Truncations select the fields packed above.
+                lower: (data as u16).cast_signed(),
+                upper: ((data >> 16) as u16).cast_signed(),
                 depth: (data >> 32) as u8,
                 best: ((data >> 40) & 0xfff) as u16,
                 sym: ((data >> 52) & 7) as u8,
@@ -104,19 +110,48 @@ pub struct AtomicTable {
 impl AtomicTable {
     /// A table of about `megabytes` MiB (at least one bucket).
     pub fn with_megabytes(megabytes: usize) -> AtomicTable {
-        let buckets = (megabytes << 20) / std::mem::size_of::<Bucket>();
+        let buckets = megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>();
         AtomicTable::with_buckets(buckets.max(1))
     }
 
     pub fn with_buckets(n: usize) -> AtomicTable {
+        match AtomicTable::try_with_buckets(n, |_, _| {}) {
+            Ok(table) => table,
+            Err(e) => panic!("transposition table of {n} buckets: {e}"),
+        }
+    }
+
+    /// A table of about `megabytes` MiB, or an error (instead of an abort) when the memory
+    /// cannot be reserved. The memory is touched chunk by chunk, and `progress(done, total)`
+    /// (bytes) is called after each chunk: a multi-GiB table takes seconds to zero.
+    pub fn try_with_megabytes(
+        megabytes: usize,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<AtomicTable, std::collections::TryReserveError> {
+        let buckets = megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>();
+        AtomicTable::try_with_buckets(buckets.max(1), progress)
+    }
+
+    fn try_with_buckets(
+        n: usize,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<AtomicTable, std::collections::TryReserveError> {
+        /// Buckets zeroed between two progress calls: 64 MiB.
+        const CHUNK: usize = (64 << 20) / std::mem::size_of::<Bucket>();
         let n = n.max(1);
-        let mut buckets: Vec<Bucket> = Vec::with_capacity(n);
-        advise_huge_pages(buckets.as_ptr() as usize, n * std::mem::size_of::<Bucket>());
-        buckets.extend((0..n).map(|_| Bucket::default()));
-        AtomicTable {
+        let size = std::mem::size_of::<Bucket>();
+        let mut buckets: Vec<Bucket> = Vec::new();
+        buckets.try_reserve_exact(n)?;
+        advise_huge_pages(buckets.as_ptr() as usize, n * size);
+        while buckets.len() < n {
+            let chunk = CHUNK.min(n - buckets.len());
+            buckets.extend((0..chunk).map(|_| Bucket::default()));
+            progress(buckets.len() * size, n * size);
+        }
+        Ok(AtomicTable {
             buckets,
             generation: AtomicU8::new(1),
-        }
+        })
     }
 
     /// Every entry the table holds, as of reading it (a slot a writer is inside is skipped).
@@ -332,6 +367,18 @@ mod tests {
             work: 31,
         };
         assert_eq!(Entry::unpack(e.pack(9)), (e, 9));
+    }
+
+    #[test]
+    fn fallible_allocation_reports_progress_to_the_end() {
+        let mut calls = Vec::new();
+        let table = AtomicTable::try_with_megabytes(130, |done, total| calls.push((done, total)))
+            .expect("130 MiB");
+        let bytes = table.capacity() / SLOTS_PER_BUCKET * std::mem::size_of::<Bucket>();
+        assert_eq!(calls.len(), 3, "{calls:?}");
+        assert_eq!(calls.last(), Some(&(bytes, bytes)));
+        // Far more than any machine has: an error, not an abort.
+        assert!(AtomicTable::try_with_megabytes(usize::MAX >> 21, |_, _| {}).is_err());
     }
 
     #[test]

@@ -18,3 +18,8 @@ impl crate::common::Reported for tabula_engine::pylos::Position {
         color_name(self.turn())
     }
 }
+
+/// "1 ply", "n plies".
+pub fn plies(n: u32) -> String {
+    format!("{n} {}", if n == 1 { "ply" } else { "plies" })
+}

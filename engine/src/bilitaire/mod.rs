@@ -48,52 +48,18 @@ impl Game for Position {
 }
 
 impl Scored for Position {
+    /// A round ends with at least one ball; no position has more balls than holes (64).
+    const MIN_VALUE: i32 = 0;
+    const MAX_VALUE: i32 = 64;
+    /// Chains of jumps have no small bound: a ball's paths can branch at every landing.
+    const MAX_MOVES: usize = usize::MAX;
+
     /// The slider maximises the balls left; the ball player (including the opening removal)
     /// minimises them.
     fn to_move(&self) -> Role {
         match self.side() {
             Side::Slider => Role::Max,
             Side::OpeningRemoval | Side::Ball(_) => Role::Min,
-        }
-    }
-
-    /// An announcement of N jumps leaves at most `balls - N`, so a slider testing "≥ x" needs
-    /// no announcement beyond `balls - x`, nor the chain search that finds longer ones.
-    fn legal_moves_for_test(&self, x: i32, moves: &mut Vec<Move>) {
-        let most = match self.side() {
-            Side::Slider => (self.ball_count() as i32 - x).clamp(0, 255) as u8,
-            _ => u8::MAX,
-        };
-        self.generate_moves_announcing_at_most(most, moves);
-    }
-
-    /// At the top of the bounds the test asks whether the round ends after one more move: the
-    /// slider must end it now (no ball lost), or every move of the ball player must let the
-    /// slider end it next (one jump, or the announced chain, lost). Both are mask checks over
-    /// one or two plies; in exact solves they are about nine nodes in ten.
-    fn decide_test(&self, x: i32) -> Option<bool> {
-        if x != self.value_bounds().1 {
-            return None;
-        }
-        match self.side() {
-            Side::Slider => Some(movegen::slider_can_end_round(self)),
-            Side::Ball(_) => Some(movegen::every_ball_move_lets_slider_end(self)),
-            Side::OpeningRemoval => None,
-        }
-    }
-
-    /// One step further from the top of the bounds: can the slider, to move, end the round
-    /// after at most one more jump? Three plies by masks.
-    fn decide_test_deeper(&self, x: i32) -> Option<bool> {
-        if x != self.value_bounds().1 - 1 {
-            return None;
-        }
-        match self.side() {
-            Side::Slider => Some(movegen::slider_can_end_round_after_one_jump(self)),
-            Side::Ball(_) => Some(movegen::every_ball_move_lets_slider_end_after_one_jump(
-                self,
-            )),
-            Side::OpeningRemoval => None,
         }
     }
 

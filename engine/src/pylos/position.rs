@@ -195,7 +195,7 @@ impl Position {
     }
 
     /// Under `children` rules, a bound on the plies left before the game ends: every move places
-    /// a reserve ball or raises one (see [`Position::max_raises`]). `None` under rules with
+    /// a reserve ball or raises one (see `Position::max_raises`). `None` under rules with
     /// take-backs.
     pub fn max_remaining_plies(&self) -> Option<i32> {
         Some(self.reserves() + self.max_raises()?)
@@ -211,7 +211,7 @@ impl Position {
     /// ball. A raise is a move that saves a ball, so if the opponent can raise at most `k` more
     /// times, placing every turn wins with `lead ≥ k + 1`; symmetrically the mover loses with
     /// `lead ≤ -k` against an opponent who only places; `k` is bounded by
-    /// [`Position::max_raises`].
+    /// `Position::max_raises`.
     pub fn reserve_race(&self) -> Option<bool> {
         self.race_with_raises(self.max_raises()?)
     }
@@ -330,6 +330,14 @@ impl Symmetric for Position {
 }
 
 impl Scored for Position {
+    /// A win for white at distance 0.
+    const MIN_VALUE: i32 = -WIN;
+    /// A win for black at distance 0.
+    const MAX_VALUE: i32 = WIN;
+    /// A move lands a ball on one of 30 cells, from the reserve or one of 30 cells, and may
+    /// take back none, one or two of the mover's at most 15 balls (1 + 15 + 105 choices).
+    const MAX_MOVES: usize = 30 * 31 * 121;
+
     fn to_move(&self) -> Role {
         match self.turn {
             Color::Black => Role::Max,
@@ -365,36 +373,6 @@ impl Scored for Position {
         match self.turn {
             Color::Black => (lo, hi),
             Color::White => (-hi, -lo),
-        }
-    }
-
-    /// One ply further from the end: a win (loss) at distance k becomes one at k + 1; a draw
-    /// stays a draw.
-    #[inline]
-    fn backed_up(child_value: i32) -> i32 {
-        backed_up(child_value)
-    }
-
-    /// The inverse of [`Scored::backed_up`] on thresholds.
-    #[inline]
-    fn child_threshold(x: i32) -> i32 {
-        child_threshold(x)
-    }
-
-    /// Under `children` rules every exact value is a win or loss within
-    /// [`Position::max_remaining_plies`], so nothing lies strictly between the slowest loss and
-    /// the slowest win: a proven bound near 0 jumps to the slowest win (or loss).
-    fn exact_at_least(&self, x: i32) -> i32 {
-        match self.max_remaining_plies() {
-            Some(rem) if -(WIN - rem) < x && x <= WIN - rem => WIN - rem,
-            _ => x,
-        }
-    }
-
-    fn exact_at_most(&self, x: i32) -> i32 {
-        match self.max_remaining_plies() {
-            Some(rem) if -(WIN - rem) <= x && x < WIN - rem => -(WIN - rem),
-            _ => x,
         }
     }
 }

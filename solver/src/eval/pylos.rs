@@ -44,7 +44,7 @@ fn side_score(pos: &Position, color: Color, landable: u32) -> i32 {
 }
 
 /// Pylos estimate from black's point of view (black maximises): the difference of the two
-/// sides' [`side_score`]s, clamped to ±[`EVAL_LIMIT`]. Exact (±WIN) for a finished game.
+/// sides' `side_score`s, clamped to ±`EVAL_LIMIT`. Exact (±WIN) for a finished game.
 impl Evaluate for Position {
     fn evaluate(&self) -> i32 {
         if let Some(v) = self.terminal_value() {
