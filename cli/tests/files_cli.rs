@@ -60,8 +60,17 @@ fn assert_refused(out: &Output, args: &[&str], needle: &str) {
 #[test]
 fn devices_as_table_or_weights_fail_at_once() {
     for args in [
-        &["bilitaire", "solve", "--table", "/dev/zero"][..],
-        &["pylos", "solve", "--table", "/dev/zero"],
+        // A time limit gets past the refusal of unbounded solves from the start; without the
+        // up-front check of the file each would search for that long.
+        &[
+            "bilitaire",
+            "solve",
+            "--time",
+            "600",
+            "--table",
+            "/dev/zero",
+        ][..],
+        &["pylos", "solve", "--time", "600", "--table", "/dev/zero"],
         &["backgammon", "hint", "--weights", "/dev/zero"],
     ] {
         let out = tabula_or_kill(args);
@@ -81,6 +90,8 @@ fn a_locked_table_file_is_refused() {
         "solve",
         "--rules",
         "children",
+        "--time",
+        "600",
         "--table",
         file.to_str().unwrap(),
     ];
@@ -123,11 +134,19 @@ fn stale_temporary_table_files_are_cleaned_up() {
 fn a_table_file_in_a_missing_directory_is_refused_before_searching() {
     let dir = scratch("no-dir");
     let file = dir.join("no/such/t.tt");
-    // The unsolved start: without the up-front check this would search for ever.
-    let args = ["bilitaire", "solve", "--table", file.to_str().unwrap()];
+    // The unsolved start for 600 s: without the up-front check this would search that long.
+    let file = file.to_str().unwrap();
+    let args = ["bilitaire", "solve", "--time", "600", "--table", file];
     let out = tabula_or_kill(&args);
-    assert_refused(&out, &args, "no such file or directory");
-    let args = ["bilitaire", "solve", "--table", dir.to_str().unwrap()];
+    assert_refused(&out, &args, "does not exist");
+    let args = [
+        "bilitaire",
+        "solve",
+        "--time",
+        "600",
+        "--table",
+        dir.to_str().unwrap(),
+    ];
     let out = tabula_or_kill(&args);
     assert_refused(&out, &args, "not a regular file");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -143,18 +143,6 @@ impl Position {
             return Err(PositionError::TooManyTiles(tiles.count_ones()));
         }
         let side = parse_side(side)?;
-        if balls == 0 {
-            return Err(PositionError::NoBalls);
-        }
-        match side {
-            Side::Slider if holes & !balls == 0 => {
-                return Err(PositionError::SliderWithoutEmptyHole);
-            }
-            Side::Ball(_) if balls.count_ones() == 48 => {
-                return Err(PositionError::BallPlayerBeforeRemoval);
-            }
-            _ => {}
-        }
         match side {
             Side::OpeningRemoval => {
                 if let Some(sq) = Square::iter(holes & !balls).next() {
@@ -166,6 +154,19 @@ impl Position {
                 if longest < u32::from(n) {
                     return Err(PositionError::AnnouncementImpossible(n.into(), longest));
                 }
+            }
+            _ => {}
+        }
+        // Reachability, after the checks above (an impossible announcement is named first).
+        if balls == 0 {
+            return Err(PositionError::NoBalls);
+        }
+        match side {
+            Side::Slider if holes & !balls == 0 => {
+                return Err(PositionError::SliderWithoutEmptyHole);
+            }
+            Side::Ball(_) if balls.count_ones() == 48 => {
+                return Err(PositionError::BallPlayerBeforeRemoval);
             }
             _ => {}
         }
