@@ -148,7 +148,7 @@ fn a_table_file_in_a_missing_directory_is_refused_before_searching() {
         dir.to_str().unwrap(),
     ];
     let out = tabula_or_kill(&args);
-    assert_refused(&out, &args, "not a regular file");
+    assert_refused(&out, &args, "is a directory");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
