@@ -1,5 +1,5 @@
 //! Property tests of the backgammon engine against a naive reference written here from the
-//! rules (`shared/rules/backgammon.md`): plain arrays, every die order, every checker.
+//! rules (`docs/rules/backgammon.md`): plain arrays, every die order, every checker.
 
 use std::collections::BTreeSet;
 

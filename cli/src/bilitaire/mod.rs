@@ -69,7 +69,7 @@ enum Command {
     },
 }
 
-/// The rules variant (`shared/rules/bilitaire.md`).
+/// The rules variant (`docs/rules/bilitaire.md`).
 #[derive(Clone, Copy, Debug, ValueEnum, Default)]
 enum Variant {
     /// The rules as written: one simple jump unless the slider announces a chain.

@@ -67,7 +67,7 @@ enum Command {
     },
 }
 
-/// Which patterns allow a take-back (`shared/rules/pylos.md`).
+/// Which patterns allow a take-back (`docs/rules/pylos.md`).
 #[derive(Clone, Copy, Debug, ValueEnum, Default)]
 enum RuleSet {
     /// No take-backs.

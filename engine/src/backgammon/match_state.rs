@@ -6,7 +6,7 @@ use super::match_id::{GameState, MatchId};
 use super::met;
 use super::position::{nibble, total, Position, BAR};
 
-/// The largest cube value (the seed's server caps the cube at 64).
+/// The largest cube value: Tabula caps the cube at 64, as game servers do (`docs/rules/backgammon.md`).
 pub const MAX_CUBE: u32 = 64;
 
 /// The longest match supported (the extent of the match equity table).

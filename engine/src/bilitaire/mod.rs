@@ -1,5 +1,5 @@
 //! Bi-litaire (Kris Burm): the ball player jumps as in peg solitaire, the slider slides and
-//! removes tiles and may announce multi-jumps. Rules: `shared/rules/bilitaire.md`.
+//! removes tiles and may announce multi-jumps. Rules: `docs/rules/bilitaire.md`.
 //!
 //! - [`geometry`]: holes, slots, directions and their `const` masks.
 //! - [`Position`] ([`position`]) with its string form ([`setup`]).

@@ -1,4 +1,4 @@
-//! Pylos (David G. Royffe, Gigamic): the rules of `/work/shared/rules/pylos.md` with the
+//! Pylos (David G. Royffe, Gigamic): the rules as `docs/rules/pylos.md` states them, with the
 //! `children`, `standard` and `mature` rule sets and optional or compulsory take-backs.
 //!
 //! A [`Position`] is two 30-bit colour masks (see [`cell`] for the numbering), the side to move
