@@ -83,15 +83,7 @@ impl PerftProgress {
         }
         let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
         let text = format!("perft: {done}/{total} first moves, {nodes} nodes, {rate:.0} nodes/s");
-        if self.terminal {
-            const WIDTH: usize = 24;
-            let filled = (done * WIDTH).checked_div(total).unwrap_or(WIDTH);
-            let bar = format!("{}{}", "#".repeat(filled), ".".repeat(WIDTH - filled));
-            // \r back to the line's start, \x1b[K clears what a longer line left.
-            eprint!("\r[{bar}] {text}\x1b[K");
-        } else {
-            eprintln!("{text}");
-        }
+        show_step(self.terminal, done, total, &text);
         self.shown = true;
     }
 
@@ -100,6 +92,23 @@ impl PerftProgress {
         if self.shown && self.terminal {
             eprintln!();
         }
+    }
+}
+
+/// One step of a long phase on stderr: a bar rewritten in place on a terminal, a plain line
+/// otherwise (a log, a pipe). The caller ends the bar's line once done.
+fn show_step(terminal: bool, done: usize, total: usize, text: &str) {
+    if terminal {
+        const WIDTH: usize = 24;
+        let filled = (done * WIDTH)
+            .checked_div(total)
+            .unwrap_or(WIDTH)
+            .min(WIDTH);
+        let bar = format!("{}{}", "#".repeat(filled), ".".repeat(WIDTH - filled));
+        // \r back to the line's start, \x1b[K clears what a longer line left.
+        eprint!("\r[{bar}] {text}\x1b[K");
+    } else {
+        eprintln!("{text}");
     }
 }
 
@@ -346,20 +355,26 @@ pub fn allocate_table(mib: u64) -> Result<tabula_solver::AtomicTable, CliError> 
         )));
     }
     let show = mib >= ALLOCATION_PROGRESS_MIB;
+    let terminal = std::io::stderr().is_terminal();
     let mut shown = 0;
     let started = Instant::now();
     let table = tabula_solver::AtomicTable::try_with_megabytes(
         usize::try_from(mib).unwrap_or(usize::MAX),
         |done, total| {
             let percent = done * 100 / total.max(1);
-            if show && (percent >= shown + 25 || done == total) {
+            // Every chunk on a terminal (the bar is rewritten), every quarter in a log.
+            if show && (terminal || percent >= shown + 25 || done == total) {
                 shown = percent;
-                eprintln!("table: allocating {mib} MiB: {percent}%");
+                let text = format!("table: allocating {mib} MiB: {percent}%");
+                show_step(terminal, done, total, &text);
             }
         },
     )
     .map_err(|e| too_big(format!("cannot be allocated ({e})")))?;
     if show {
+        if terminal {
+            eprintln!();
+        }
         eprintln!(
             "table: {mib} MiB ready in {:.1} s",
             started.elapsed().as_secs_f64()
