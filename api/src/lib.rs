@@ -8,6 +8,7 @@
 //! - [`bilitaire`], [`pylos`]: each game's search reports.
 
 pub mod backgammon;
+pub mod bench;
 pub mod bilitaire;
 pub mod error;
 pub mod pylos;

@@ -1,5 +1,7 @@
 //! Benchmarks live in `benches/`; this library holds the fixed position suites they share.
 
+pub mod run;
+
 use tabula_engine::bilitaire::{Position, Side};
 use tabula_engine::playout::random_playout;
 

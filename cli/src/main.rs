@@ -2,6 +2,7 @@
 //! the error convention of [`error`]: one line on stderr, exit code 2.
 
 mod backgammon;
+mod bench;
 mod bilitaire;
 mod common;
 mod error;
@@ -33,6 +34,8 @@ enum GameCommand {
     Pylos(pylos::Args),
     /// Endgame databases: build and probe the backgammon bearoff tablebases.
     Tablebase(tablebase::Args),
+    /// Benchmark search speed on built-in suites, with a node signature.
+    Bench(bench::Args),
 }
 
 /// Output piped into a reader that stops early (`tabula … | head`) ends the process quietly, as
@@ -91,6 +94,7 @@ fn main() {
         GameCommand::Bilitaire(args) => bilitaire::run(args),
         GameCommand::Pylos(args) => pylos::run(args),
         GameCommand::Tablebase(args) => tablebase::run(args),
+        GameCommand::Bench(args) => bench::run(args),
     };
     if let Err(err) = result {
         fail(err);

@@ -59,7 +59,8 @@ impl Default for SearchOptions {
 }
 
 impl SearchOptions {
-    fn filter(&self) -> Filter {
+    /// The move filter these options give the expectimax.
+    pub fn filter(&self) -> Filter {
         Filter {
             max_candidates: self.max_candidates,
             threshold: self.threshold,
