@@ -1,6 +1,27 @@
 //! Bi-litaire's reports (see [`crate::report`] for the shared field names).
 
+use crate::report::PositionReport;
 use serde::{Deserialize, Serialize};
+
+/// Bi-litaire's own fields of `show --json` and `play --moves … --json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Details {
+    /// The side field of the position string, which says what the side to move must do: `r`
+    /// (the ball player's opening removal), `s` (the slider), `b` (the ball player, one simple
+    /// jump) or `bN` (the ball player, a chain of exactly N jumps).
+    pub side_code: String,
+    /// Balls on the board.
+    pub balls: u32,
+    /// Tiles on the board.
+    pub tiles: u32,
+    /// The longest chain of jumps one ball could make now.
+    pub longest_chain: u32,
+    /// The board's ranks as in the position string, rank 8 first.
+    pub rows: Vec<String>,
+}
+
+/// `bilitaire show --json`, and `bilitaire play --moves … --json` for the position reached.
+pub type ShowReport = PositionReport<Details>;
 
 /// What one slider option (action × announcement) is worth: `solve --options`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +69,29 @@ pub struct SolveReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn show_writes_the_shared_fields_then_the_game_s_own() {
+        let r = ShowReport {
+            game: "bilitaire".into(),
+            position: "oo/.. b2".into(),
+            side_to_move: "ball".into(),
+            over: false,
+            details: Details {
+                side_code: "b2".into(),
+                balls: 2,
+                tiles: 1,
+                longest_chain: 0,
+                rows: vec!["oo".into(), "..".into()],
+            },
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            text,
+            r#"{"game":"bilitaire","position":"oo/.. b2","side_to_move":"ball","over":false,"side_code":"b2","balls":2,"tiles":1,"longest_chain":0,"rows":["oo",".."]}"#
+        );
+        assert_eq!(serde_json::from_str::<ShowReport>(&text).unwrap(), r);
+    }
 
     #[test]
     fn a_stopped_solve_keeps_value_null_and_gives_bounds() {

@@ -5,7 +5,8 @@
 //! - [`backgammon`]: backgammon's own reports (hint, show, …).
 //! - [`report`]: the serde structs every command prints under `--json`, with one vocabulary
 //!   across games (see the module's table of field names).
-//! - [`bilitaire`], [`pylos`]: each game's search reports.
+//! - [`bilitaire`], [`pylos`]: each game's reports (position, solve, analyze).
+//! - [`tablebase`]: building and probing the bearoff databases.
 
 pub mod backgammon;
 pub mod bench;
@@ -13,5 +14,6 @@ pub mod bilitaire;
 pub mod error;
 pub mod pylos;
 pub mod report;
+pub mod tablebase;
 
 pub use error::{Error, ErrorKind};

@@ -1,6 +1,31 @@
 //! Pylos's reports (see [`crate::report`] for the shared field names).
 
+use crate::report::PositionReport;
 use serde::{Deserialize, Serialize};
+
+/// The balls each colour has left to place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reserves {
+    pub black: u32,
+    pub white: u32,
+}
+
+/// Pylos's own fields of `show --json` and `play --moves … --json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Details {
+    /// The rule set: `children`, `standard` or `mature`.
+    pub rules: String,
+    /// The take-back option: `optional` or `compulsory`.
+    pub takeback: String,
+    pub reserve: Reserves,
+    /// How many legal moves the side to move has (the moves themselves: `moves --json`).
+    pub legal_moves: u64,
+    /// `black` or `white` when the game is over (the side to move has lost), else null.
+    pub winner: Option<String>,
+}
+
+/// `pylos show --json`, and `pylos play --moves … --json` for the position reached.
+pub type ShowReport = PositionReport<Details>;
 
 /// `pylos solve --json` and `pylos analyze --json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,4 +55,47 @@ pub struct SolveReport {
     pub depth: Option<u32>,
     pub nodes: u64,
     pub time_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn show_writes_the_shared_fields_then_the_game_s_own() {
+        let r = ShowReport {
+            game: "pylos".into(),
+            position: "p".into(),
+            side_to_move: "white".into(),
+            over: true,
+            details: Details {
+                rules: "standard".into(),
+                takeback: "optional".into(),
+                reserve: Reserves { black: 0, white: 2 },
+                legal_moves: 0,
+                winner: Some("black".into()),
+            },
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            text,
+            r#"{"game":"pylos","position":"p","side_to_move":"white","over":true,"rules":"standard","takeback":"optional","reserve":{"black":0,"white":2},"legal_moves":0,"winner":"black"}"#
+        );
+        assert_eq!(serde_json::from_str::<ShowReport>(&text).unwrap(), r);
+        let playing = ShowReport {
+            over: false,
+            details: Details {
+                winner: None,
+                legal_moves: 30,
+                ..r.details.clone()
+            },
+            ..r
+        };
+        let text = serde_json::to_string(&playing).unwrap();
+        assert!(
+            text.ends_with(r#""legal_moves":30,"winner":null}"#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<ShowReport>(&text).unwrap(), playing);
+    }
 }

@@ -46,6 +46,24 @@ pub struct MovesReport {
     pub moves: Vec<MoveEntry>,
 }
 
+/// `show --json` of Bi-litaire and Pylos, and `play --moves … --json` (the position reached):
+/// what every game says about a position, then the game's own fields (`D`, written inline:
+/// [`crate::bilitaire::Details`], [`crate::pylos::Details`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PositionReport<D> {
+    /// `bilitaire` or `pylos`.
+    pub game: String,
+    /// The position, in the game's notation.
+    pub position: String,
+    /// Who moves (see the module's table).
+    pub side_to_move: String,
+    /// The game (in Bi-litaire, the round) is over.
+    pub over: bool,
+    /// The game's own fields, written at the same level as the ones above.
+    #[serde(flatten)]
+    pub details: D,
+}
+
 /// `perft --json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PerftReport {

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
-use serde_json::json;
 use tabula_engine::backgammon::{Position, Side};
 use tabula_tablebase::bearoff::{
     checkers, home_board, pips, Board, OneSided, Progress, TwoSided, MAX_CHECKERS,
@@ -13,8 +12,9 @@ use tabula_tablebase::bearoff::{
 };
 use tabula_tablebase::{Existing, StoreError, TargetLock};
 
-use crate::common::store_error;
+use crate::common::{millis, print_json, store_error};
 use crate::error::{CliError, CliResult};
+use tabula_api::tablebase::{BuildReport, OneSidedProbeReport, TwoSidedProbeReport};
 
 #[derive(ClapArgs, Debug)]
 #[command(after_help = "\
@@ -179,26 +179,23 @@ fn build(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
     };
     saved.map_err(cannot_write)?;
     drop(lock);
-    let seconds = started.elapsed().as_secs_f64();
+    let elapsed = started.elapsed();
     let bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
     if json {
-        println!(
-            "{}",
-            json!({
-                "db": db.name(),
-                "file": out.display().to_string(),
-                "positions": positions,
-                "bytes": bytes,
-                "seconds": seconds,
-            })
-        );
-    } else {
-        println!(
-            "{}: {positions} positions, {bytes} bytes written to {} in {seconds:.2} s",
-            db.name(),
-            out.display()
-        );
+        return print_json(&BuildReport {
+            db: db.name().into(),
+            file: out.display().to_string(),
+            positions: positions as u64,
+            bytes,
+            time_ms: millis(elapsed),
+        });
     }
+    println!(
+        "{}: {positions} positions, {bytes} bytes written to {} in {:.2} s",
+        db.name(),
+        out.display(),
+        elapsed.as_secs_f64()
+    );
     Ok(())
 }
 
@@ -307,21 +304,17 @@ fn probe_one_sided(file: &Path, board: Board, json: bool) -> CliResult {
     let first = db.first_off_distribution(board).map_err(lookup)?;
     let sd = std_dev(&dist, mean);
     if json {
-        println!(
-            "{}",
-            json!({
-                "db": "bearoff-os",
-                "points": board,
-                "checkers": checkers(&board),
-                "pips": pips(&board),
-                "mean_rolls": mean,
-                "std_dev": sd,
-                "distribution": dist,
-                "first_off_mean": first_mean,
-                "first_off_distribution": first,
-            })
-        );
-        return Ok(());
+        return print_json(&OneSidedProbeReport {
+            db: Db::BearoffOs.name().into(),
+            points: board,
+            checkers: checkers(&board) as u64,
+            pips: pips(&board) as u64,
+            mean_rolls: mean,
+            std_dev: sd,
+            distribution: dist,
+            first_off_mean: first_mean,
+            first_off_distribution: first,
+        });
     }
     println!("board {}", board_text(&board));
     println!("mean rolls to bear off: {mean:.6} (std dev {sd:.6})");
@@ -348,17 +341,13 @@ fn probe_two_sided(file: &Path, me: Board, opp: Board, json: bool) -> CliResult 
         .map_err(|e| CliError::bad_input(format!("invalid board: {e}")))?;
     let equity = 2.0 * p - 1.0;
     if json {
-        println!(
-            "{}",
-            json!({
-                "db": "bearoff-ts",
-                "on_roll": me,
-                "opponent": opp,
-                "win_probability": p,
-                "equity": equity,
-            })
-        );
-        return Ok(());
+        return print_json(&TwoSidedProbeReport {
+            db: Db::BearoffTs.name().into(),
+            on_roll: me,
+            opponent: opp,
+            win_probability: p,
+            equity,
+        });
     }
     println!("on roll  {}", board_text(&me));
     println!("opponent {}", board_text(&opp));

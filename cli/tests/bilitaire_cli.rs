@@ -70,6 +70,33 @@ fn show_prints_coordinates() {
 }
 
 #[test]
+fn show_and_play_json_are_the_shared_position_report() {
+    use tabula_api::bilitaire::ShowReport;
+    let start: ShowReport = common::report(&["bilitaire", "show", "--json"]);
+    assert_eq!(start.game, "bilitaire");
+    assert_eq!(start.position, START);
+    assert_eq!(start.side_to_move, "ball");
+    assert!(!start.over);
+    assert_eq!(start.details.side_code, "r");
+    assert_eq!((start.details.balls, start.details.tiles), (48, 12));
+    assert_eq!(start.details.rows.len(), 8);
+    assert_eq!(start.details.rows.join("/") + " r", START);
+    // `play --json` reports the position reached as `show --json` does.
+    let played: ShowReport =
+        common::report(&["bilitaire", "play", "--moves", "xd4 B1-A1 d6-d4", "--json"]);
+    assert_eq!(played.position, expected_after_play());
+    let shown: ShowReport = common::report(&[
+        "bilitaire",
+        "show",
+        "--json",
+        "--position",
+        &played.position,
+    ]);
+    assert_eq!(played, shown);
+    assert_eq!(shown.details.balls, 46);
+}
+
+#[test]
 fn bad_input_exits_with_code_2_and_one_line() {
     assert_bad_input(
         &["bilitaire", "show", "--position", "oooo r"],

@@ -210,6 +210,55 @@ fn interactive_game_runs_to_the_end() {
 }
 
 #[test]
+fn show_and_play_json_are_the_shared_position_report() {
+    use tabula_api::pylos::{Reserves, ShowReport};
+    let start: ShowReport = common::report(&["pylos", "show", "--json"]);
+    assert_eq!(start.game, "pylos");
+    assert_eq!(
+        start.position,
+        Position::start(Rules::default()).to_string()
+    );
+    assert_eq!(start.side_to_move, "black");
+    assert!(!start.over);
+    assert_eq!(start.details.rules, "standard");
+    assert_eq!(start.details.takeback, "optional");
+    assert_eq!(
+        start.details.reserve,
+        Reserves {
+            black: 15,
+            white: 15
+        }
+    );
+    assert_eq!(start.details.legal_moves, 16);
+    assert_eq!(start.details.winner, None);
+    // `play --json` reports the position reached as `show --json` does.
+    let played: ShowReport = common::report(&["pylos", "play", "--moves", "0a1 0b2", "--json"]);
+    assert_eq!(played.side_to_move, "black");
+    assert_eq!(played.details.reserve.white, 14);
+    let shown: ShowReport = common::report(&["pylos", "show", "--json", "-p", &played.position]);
+    assert_eq!(played, shown);
+    // A finished game: over, and the winner named.
+    let over = position_after(&format!(
+        "{LEVEL0} 1a1 1b1 1c1 1a2 1b2 1c2 1a3 1b3 1c3 2a1 2b1 2a2 2b2 3a1"
+    ));
+    let text = over.to_string();
+    let end: ShowReport = common::report(&[
+        "pylos", "show", "--json", "--rules", "children", "-p", &text,
+    ]);
+    assert!(end.over);
+    assert_eq!(end.details.rules, "children");
+    assert_eq!(end.details.legal_moves, 0);
+    assert_eq!(end.details.winner.as_deref(), over.winner().map(color_name));
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+#[test]
 fn bad_input_exits_with_code_2_and_one_line() {
     assert_bad_input(
         &["pylos", "show", "-p", "..../..../..../.... b"],

@@ -3,9 +3,10 @@
 
 mod common;
 
-use common::{assert_bad_input, json_output as json, stdout, tabula};
+use common::{assert_bad_input, report, stdout, tabula};
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use tabula_api::tablebase::{BuildReport, OneSidedProbeReport, TwoSidedProbeReport};
 
 fn dir() -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase-cli");
@@ -24,8 +25,20 @@ fn built() -> &'static (String, String) {
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success(), "{err}");
             assert!(err.contains("100%"), "progress on stderr: {err}");
-            let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-            assert_eq!(report["db"], db);
+            let report: BuildReport = serde_json::from_str(&stdout(&out)).unwrap();
+            assert_eq!(report.db, db);
+            assert_eq!(&report.file, file);
+            assert_eq!(
+                report.bytes,
+                std::fs::metadata(file).unwrap().len(),
+                "{report:?}"
+            );
+            let positions = if db == "bearoff-os" {
+                54_264
+            } else {
+                924 * 924
+            };
+            assert_eq!(report.positions, positions);
             assert!(!PathBuf::from(format!("{file}.tmp")).exists());
         }
         (os, ts)
@@ -35,7 +48,7 @@ fn built() -> &'static (String, String) {
 #[test]
 fn one_sided_probe() {
     let (os, _) = built();
-    let v = json(&[
+    let v: OneSidedProbeReport = report(&[
         "tablebase",
         "probe",
         "bearoff-os",
@@ -45,10 +58,13 @@ fn one_sided_probe() {
         "0,0,0,0,0,1",
         "--json",
     ]);
-    assert!((v["mean_rolls"].as_f64().unwrap() - 1.25).abs() < 1e-12);
-    assert_eq!(v["distribution"], serde_json::json!([0.0, 0.75, 0.25]));
+    assert_eq!(v.db, "bearoff-os");
+    assert_eq!(v.points, [0, 0, 0, 0, 0, 1]);
+    assert_eq!((v.checkers, v.pips), (1, 6));
+    assert!((v.mean_rolls - 1.25).abs() < 1e-12);
+    assert_eq!(v.distribution, [0.0, 0.75, 0.25]);
     for (points, mean) in [("15,0,0,0,0,0", "6.980"), ("0,0,0,0,0,15", "12.266")] {
-        let v = json(&[
+        let v: OneSidedProbeReport = report(&[
             "tablebase",
             "probe",
             "bearoff-os",
@@ -58,7 +74,7 @@ fn one_sided_probe() {
             points,
             "--json",
         ]);
-        assert_eq!(format!("{:.3}", v["mean_rolls"].as_f64().unwrap()), mean);
+        assert_eq!(format!("{:.3}", v.mean_rolls), mean);
     }
     let text = stdout(&tabula(&[
         "tablebase",
@@ -75,7 +91,7 @@ fn one_sided_probe() {
 #[test]
 fn two_sided_probe() {
     let (_, ts) = built();
-    let v = json(&[
+    let v: TwoSidedProbeReport = report(&[
         "tablebase",
         "probe",
         "bearoff-ts",
@@ -87,10 +103,15 @@ fn two_sided_probe() {
         "0,0,0,0,0,2",
         "--json",
     ]);
-    assert!((v["win_probability"].as_f64().unwrap() - 0.75449).abs() < 5e-6);
-    assert_eq!(format!("{:+.4}", v["equity"].as_f64().unwrap()), "+0.5090");
+    assert_eq!(v.db, "bearoff-ts");
+    assert_eq!(
+        (v.on_roll, v.opponent),
+        ([0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 2])
+    );
+    assert!((v.win_probability - 0.75449).abs() < 5e-6);
+    assert_eq!(format!("{:+.4}", v.equity), "+0.5090");
     // The same position from its gnubg Position ID.
-    let w = json(&[
+    let w: TwoSidedProbeReport = report(&[
         "tablebase",
         "probe",
         "bearoff-ts",
@@ -100,7 +121,7 @@ fn two_sided_probe() {
         "YAAAAAMAAAAAAA",
         "--json",
     ]);
-    assert_eq!(w["win_probability"], v["win_probability"]);
+    assert_eq!(w, v);
 }
 
 #[test]

@@ -84,6 +84,29 @@ struct Quit;
 
 type Step<T> = Result<T, Quit>;
 
+/// How the first game of a session begins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FirstGame {
+    /// A new game, from the opening roll.
+    New,
+    /// On from a given position, before the player on roll has rolled (or doubled).
+    BeforeRoll,
+    /// On from a given position, with the player on roll's dice already rolled.
+    Rolled(Dice),
+}
+
+impl FirstGame {
+    /// From the command line's starting point: none (a new game), or a given one with its
+    /// dice, if any.
+    fn new(given: bool, dice: Option<Dice>) -> FirstGame {
+        match (given, dice) {
+            (false, _) => FirstGame::New,
+            (true, None) => FirstGame::BeforeRoll,
+            (true, Some(d)) => FirstGame::Rolled(d),
+        }
+    }
+}
+
 /// A session in progress.
 struct Game<'e, R> {
     advisor: Advisor<'e>,
@@ -115,13 +138,7 @@ pub fn run(
     dice: Option<Dice>,
 ) -> CliResult {
     check_plies(args.plies)?;
-    if let Some(n) = args.match_length {
-        if !(1..=MAX_MATCH_LENGTH).contains(&n) {
-            return Err(CliError::bad_input(format!(
-                "--match {n}: a match is 1 to {MAX_MATCH_LENGTH} points (leave --match out for money)"
-            )));
-        }
-    }
+    check_match_length(args)?;
     let human = match args.color {
         Color::X => 1,
         Color::O => 0,
@@ -154,18 +171,23 @@ pub fn run(
             pos: position,
             game: 0,
         };
-        println!(
-            "{}; dice seed {seed}",
-            session_name(length, args.games.unwrap_or(1))
-        );
-        let start = start.map(|_| dice);
-        if game
-            .session(length, args.games.unwrap_or(1), start)
-            .is_err()
-        {
+        let games = args.games.unwrap_or(1);
+        println!("{}; dice seed {seed}", session_name(length, games));
+        let first = FirstGame::new(start.is_some(), dice);
+        if game.session(length, games, first).is_err() {
             println!("game abandoned");
         }
     })
+}
+
+/// `--match N`: 1 to [`MAX_MATCH_LENGTH`] points.
+fn check_match_length(args: &GameArgs) -> CliResult {
+    match args.match_length {
+        Some(n) if !(1..=MAX_MATCH_LENGTH).contains(&n) => Err(CliError::bad_input(format!(
+            "--match {n}: a match is 1 to {MAX_MATCH_LENGTH} points (leave --match out for money)"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The options that depend on the kind of session: `--games` and `--jacoby` are for money
@@ -268,14 +290,16 @@ fn denied_text(why: DoubleDenied) -> &'static str {
 }
 
 impl<R: BufRead> Game<'_, R> {
-    /// Plays games until the match is over or `games` money games are played; `start` is the
-    /// dice of a given starting point (`None` before the roll), or `None` for a new game.
-    fn session(&mut self, length: u32, games: u32, mut start: Option<Option<Dice>>) -> Step<()> {
+    /// Plays games until the match is over or `games` money games are played, the first one
+    /// begun as `first` says and the others from the opening roll.
+    fn session(&mut self, length: u32, games: u32, first: FirstGame) -> Step<()> {
+        let mut next = first;
         loop {
             self.game += 1;
-            let dice = match start.take() {
-                Some(dice) => dice,
-                None => Some(self.new_game(length)),
+            let dice = match std::mem::replace(&mut next, FirstGame::New) {
+                FirstGame::New => Some(self.new_game(length)),
+                FirstGame::BeforeRoll => None,
+                FirstGame::Rolled(dice) => Some(dice),
             };
             self.header();
             let result = self.play_game(dice)?;
@@ -725,5 +749,18 @@ impl<R: BufRead> Game<'_, R> {
     /// The engine's best play of `dice` for the player on roll.
     fn best_play(&self, dice: Dice) -> Option<Play> {
         self.advisor.best_play(&self.pos, dice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_game_is_new_unless_a_starting_point_is_given() {
+        let dice = Dice::new(3, 1).expect("dice of 1 to 6");
+        assert_eq!(FirstGame::new(false, None), FirstGame::New);
+        assert_eq!(FirstGame::new(true, None), FirstGame::BeforeRoll);
+        assert_eq!(FirstGame::new(true, Some(dice)), FirstGame::Rolled(dice));
     }
 }

@@ -5,10 +5,11 @@ pub mod game;
 pub mod render;
 mod solve;
 
+use crate::common::Reported;
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use render::{board_diagram, side_description};
-use serde_json::json;
+use tabula_api::bilitaire::{Details, ShowReport};
 use tabula_engine::bilitaire::{Position, Rules, START};
 
 #[derive(ClapArgs, Debug)]
@@ -137,41 +138,49 @@ pub fn run(args: Args) -> CliResult {
 
 fn show(common: &Common) -> CliResult {
     let pos = common.position()?;
-    let over = pos.is_over();
     if common.json {
-        let rows: Vec<String> = pos
-            .to_string()
-            .split(' ')
-            .next()
-            .unwrap_or_default()
-            .split('/')
-            .map(str::to_string)
-            .collect();
-        println!(
-            "{}",
-            json!({
-                "position": pos.to_string(),
-                "side": pos.side().to_string(),
-                "balls": pos.ball_count(),
-                "tiles": pos.tiles().count_ones(),
-                "longest_chain": pos.longest_chain(),
-                "over": over,
-                "rows": rows,
-            })
-        );
-    } else {
-        print!("{}", board_diagram(&pos));
-        println!(
-            "{}; {} balls, {} tiles, longest chain {}{}",
-            side_description(&pos),
-            pos.ball_count(),
-            pos.tiles().count_ones(),
-            pos.longest_chain(),
-            if over { "; the round is over" } else { "" }
-        );
-        println!("{pos}");
+        return crate::common::print_json(&show_report(&pos));
     }
+    print!("{}", board_diagram(&pos));
+    println!(
+        "{}; {} balls, {} tiles, longest chain {}{}",
+        side_description(&pos),
+        pos.ball_count(),
+        pos.tiles().count_ones(),
+        pos.longest_chain(),
+        if pos.is_over() {
+            "; the round is over"
+        } else {
+            ""
+        }
+    );
+    println!("{pos}");
     Ok(())
+}
+
+/// `show --json`, and `play --moves … --json` for the position reached.
+fn show_report(pos: &Position) -> ShowReport {
+    let text = pos.to_string();
+    let rows = text
+        .split(' ')
+        .next()
+        .unwrap_or_default()
+        .split('/')
+        .map(str::to_string)
+        .collect();
+    ShowReport {
+        game: Position::GAME.into(),
+        side_to_move: pos.side_to_move().into(),
+        over: pos.is_over(),
+        details: Details {
+            side_code: pos.side().to_string(),
+            balls: pos.ball_count(),
+            tiles: pos.tiles().count_ones(),
+            longest_chain: pos.longest_chain(),
+            rows,
+        },
+        position: text,
+    }
 }
 
 fn moves(common: &Common) -> CliResult {
@@ -187,14 +196,11 @@ fn play(common: &Common, moves: &str) -> CliResult {
         pos = pos.play(mv);
     }
     if common.json {
-        println!(
-            "{}",
-            json!({ "position": pos.to_string(), "over": pos.is_over() })
-        );
+        crate::common::print_json(&show_report(&pos))
     } else {
         println!("{pos}");
+        Ok(())
     }
-    Ok(())
 }
 
 fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {

@@ -4,10 +4,11 @@ pub mod game;
 pub mod render;
 mod solve;
 
+use crate::common::Reported;
 use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use render::color_name;
-use serde_json::json;
+use tabula_api::pylos::{Details, Reserves, ShowReport};
 use tabula_engine::pylos::{self, Color, Position, Rules, START};
 use tabula_engine::Game;
 
@@ -163,40 +164,44 @@ pub fn run(args: Args) -> CliResult {
 
 fn show(common: &Common) -> CliResult {
     let pos = common.position()?;
-    let winner = pos.winner();
     if common.json {
-        println!(
-            "{}",
-            json!({
-                "position": pos.to_string(),
-                "rules": common.rules().variant.to_string(),
-                "takeback": common.rules().takeback.to_string(),
-                "to_move": color_name(pos.turn()),
-                "reserve": {
-                    "black": pos.reserve(Color::Black),
-                    "white": pos.reserve(Color::White),
-                },
-                "moves": pos.count_moves(),
-                "over": winner.is_some(),
-                "winner": winner.map(color_name),
-            })
-        );
-    } else {
-        print!("{}", pos.diagram());
-        println!(
-            "{} to move; reserves black {}, white {}; {} legal moves{}",
-            color_name(pos.turn()),
-            pos.reserve(Color::Black),
-            pos.reserve(Color::White),
-            pos.count_moves(),
-            match winner {
-                Some(c) => format!("; game over, {} wins", color_name(c)),
-                None => String::new(),
-            }
-        );
-        println!("{pos}");
+        return crate::common::print_json(&show_report(&pos));
     }
+    print!("{}", pos.diagram());
+    println!(
+        "{} to move; reserves black {}, white {}; {} legal moves{}",
+        color_name(pos.turn()),
+        pos.reserve(Color::Black),
+        pos.reserve(Color::White),
+        pos.count_moves(),
+        match pos.winner() {
+            Some(c) => format!("; game over, {} wins", color_name(c)),
+            None => String::new(),
+        }
+    );
+    println!("{pos}");
     Ok(())
+}
+
+/// `show --json`, and `play --moves … --json` for the position reached.
+fn show_report(pos: &Position) -> ShowReport {
+    let rules = pos.rules();
+    ShowReport {
+        game: Position::GAME.into(),
+        position: pos.to_string(),
+        side_to_move: pos.side_to_move().into(),
+        over: pos.is_over(),
+        details: Details {
+            rules: rules.variant.to_string(),
+            takeback: rules.takeback.to_string(),
+            reserve: Reserves {
+                black: pos.reserve(Color::Black),
+                white: pos.reserve(Color::White),
+            },
+            legal_moves: pos.count_moves(),
+            winner: pos.winner().map(|c| color_name(c).into()),
+        },
+    }
 }
 
 fn moves(common: &Common) -> CliResult {
@@ -212,18 +217,11 @@ fn play(common: &Common, moves: &str) -> CliResult {
         pos = pos.play(mv);
     }
     if common.json {
-        println!(
-            "{}",
-            json!({
-                "position": pos.to_string(),
-                "over": pos.is_over(),
-                "winner": pos.winner().map(color_name),
-            })
-        );
+        crate::common::print_json(&show_report(&pos))
     } else {
         println!("{pos}");
+        Ok(())
     }
-    Ok(())
 }
 
 fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {

@@ -76,6 +76,17 @@ pub fn json_output(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{args:?}: {e}"))
 }
 
+/// Runs `tabula args` (which must succeed) and parses its stdout as the report type `T`.
+pub fn report<T: serde::de::DeserializeOwned>(args: &[&str]) -> T {
+    let out = tabula(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
 /// Asserts a clean failure: exit code 2, one line on stderr containing `needle`, no panic.
 pub fn assert_bad_input(args: &[&str], needle: &str) {
     let out = tabula(args);

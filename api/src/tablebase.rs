@@ -1,0 +1,129 @@
+//! `tabula tablebase …`'s reports: building and probing the backgammon bearoff databases.
+//!
+//! A board is six checker counts, ace point first (the player's own home board). `equity` is
+//! backgammon's word for a cubeless equity, as in [`crate::backgammon`]; `time_ms` is the
+//! shared field of [`crate::report`].
+
+use serde::{Deserialize, Serialize};
+
+/// `tablebase build --json`: the database written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildReport {
+    /// `bearoff-os` or `bearoff-ts`.
+    pub db: String,
+    /// The file written.
+    pub file: String,
+    /// Positions in the database.
+    pub positions: u64,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// Wall time of the build and the write, in milliseconds.
+    pub time_ms: u64,
+}
+
+/// `tablebase probe bearoff-os --json`: the rolls one side needs to bear off.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OneSidedProbeReport {
+    /// Always `bearoff-os`.
+    pub db: String,
+    /// The board probed.
+    pub points: [u8; 6],
+    /// Checkers on it.
+    pub checkers: u64,
+    /// Its pip count.
+    pub pips: u64,
+    /// The mean number of rolls to bear off every checker.
+    pub mean_rolls: f64,
+    /// The standard deviation of that number.
+    pub std_dev: f64,
+    /// `distribution[k]`: the probability of bearing off every checker in exactly k rolls.
+    pub distribution: Vec<f64>,
+    /// The mean number of rolls to bear off the first checker (0 when one is already off).
+    pub first_off_mean: f64,
+    /// `first_off_distribution[k]`: the probability that the first checker is off after
+    /// exactly k rolls.
+    pub first_off_distribution: Vec<f64>,
+}
+
+/// `tablebase probe bearoff-ts --json`: the cubeless chances of the player on roll.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TwoSidedProbeReport {
+    /// Always `bearoff-ts`.
+    pub db: String,
+    /// The board of the player on roll.
+    pub on_roll: [u8; 6],
+    /// The opponent's board, from its own ace point.
+    pub opponent: [u8; 6],
+    /// The probability that the player on roll wins.
+    pub win_probability: f64,
+    /// Cubeless equity of the player on roll, `2 P(win) - 1`.
+    pub equity: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The values are exact in binary, so that the text parses back to the same numbers.
+
+    #[test]
+    fn build_report_round_trips() {
+        let r = BuildReport {
+            db: "bearoff-ts".into(),
+            file: "/tmp/bearoff-ts.tdb".into(),
+            positions: 853_776,
+            bytes: 1_708_000,
+            time_ms: 212,
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            text,
+            r#"{"db":"bearoff-ts","file":"/tmp/bearoff-ts.tdb","positions":853776,"bytes":1708000,"time_ms":212}"#
+        );
+        assert_eq!(serde_json::from_str::<BuildReport>(&text).unwrap(), r);
+    }
+
+    #[test]
+    fn one_sided_probe_round_trips() {
+        let r = OneSidedProbeReport {
+            db: "bearoff-os".into(),
+            points: [0, 0, 0, 0, 0, 1],
+            checkers: 1,
+            pips: 6,
+            mean_rolls: 1.25,
+            std_dev: 0.4375,
+            distribution: vec![0.0, 0.75, 0.25],
+            first_off_mean: 1.25,
+            first_off_distribution: vec![0.0, 0.75, 0.25],
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(
+            text.starts_with(r#"{"db":"bearoff-os","points":[0,0,0,0,0,1],"checkers":1,"pips":6,"mean_rolls":1.25,"#),
+            "{text}"
+        );
+        assert_eq!(
+            serde_json::from_str::<OneSidedProbeReport>(&text).unwrap(),
+            r
+        );
+    }
+
+    #[test]
+    fn two_sided_probe_round_trips() {
+        let r = TwoSidedProbeReport {
+            db: "bearoff-ts".into(),
+            on_roll: [0, 0, 0, 0, 0, 2],
+            opponent: [1, 0, 0, 0, 0, 0],
+            win_probability: 0.75,
+            equity: 0.5,
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            text,
+            r#"{"db":"bearoff-ts","on_roll":[0,0,0,0,0,2],"opponent":[1,0,0,0,0,0],"win_probability":0.75,"equity":0.5}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<TwoSidedProbeReport>(&text).unwrap(),
+            r
+        );
+    }
+}
