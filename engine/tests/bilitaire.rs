@@ -310,7 +310,7 @@ fn illegal_moves_name_the_reason() {
         "--oooo--/--oooo--/oooooooo/oooooooo/oooo.ooo/oooooooo/--oooo--/--oooo-- b",
     )
     .unwrap();
-    let reason = |m: &str| pos.parse_move(m).unwrap_err().reason;
+    let reason = |m: &str| pos.parse_move(m).unwrap_err().reason.to_string();
     assert!(reason("d4-f4").contains("over e4"), "{}", reason("d4-f4"));
     assert!(reason("e1-e3").contains("not empty"), "{}", reason("e1-e3"));
     assert!(

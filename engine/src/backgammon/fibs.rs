@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use super::position::{Position, Side, BAR};
+use super::position::{Position, PositionError, Side, BAR};
 
 /// A FIBS board line (gnubg's dialect).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -46,17 +46,64 @@ pub struct FibsBoard {
     pub post_crawford: bool,
 }
 
-/// Why a line is not a FIBS board.
+/// Why a line is not a FIBS board: one variant per check, with the values that failed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FibsError(pub String);
+#[non_exhaustive]
+pub enum FibsError {
+    /// The line does not start with `board:`.
+    NoPrefix,
+    /// Not 52 fields after `board:`.
+    FieldCount { found: usize },
+    /// Field `field` (1-based, after `board:`) is not a number.
+    NotANumber { field: usize, text: String },
+    /// The match length or a score is outside 0..=32767.
+    MatchOrScoreOutOfRange { match_length: i64, score: [i64; 2] },
+    /// More than 15 checkers on one point.
+    TooManyCheckers { count: i64 },
+    /// The turn is not 1 or -1.
+    Turn { found: i64 },
+    /// Dice outside 0..=6, or one die rolled and not the other.
+    Dice { first: i64, second: i64 },
+    /// The cube is not a power of two from 1 to 2^15.
+    Cube { found: i64 },
+    /// The doubled flag is not -1, 0 or 1.
+    Doubled { found: i64 },
+    /// The counts are not a backgammon position.
+    Position(PositionError),
+}
 
 impl fmt::Display for FibsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bad FIBS board line: {}", self.0)
+        f.write_str("bad FIBS board line: ")?;
+        match self {
+            FibsError::NoPrefix => f.write_str("no 'board:' prefix"),
+            FibsError::FieldCount { found } => {
+                write!(f, "{found} fields after 'board:', expected 52")
+            }
+            FibsError::NotANumber { field, text } => {
+                write!(f, "field {field} {text:?} is not a number")
+            }
+            FibsError::MatchOrScoreOutOfRange { .. } => {
+                f.write_str("match length or score out of range")
+            }
+            FibsError::TooManyCheckers { count } => write!(f, "{count} checkers on a point"),
+            FibsError::Turn { found } => write!(f, "turn {found} is not 1 or -1"),
+            FibsError::Dice { first, second } => write!(f, "dice {first} {second}"),
+            FibsError::Cube { found } => write!(f, "cube {found}"),
+            FibsError::Doubled { found } => write!(f, "doubled flag {found}"),
+            FibsError::Position(e) => e.fmt(f),
+        }
     }
 }
 
-impl std::error::Error for FibsError {}
+impl std::error::Error for FibsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FibsError::Position(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl FibsBoard {
     /// The counts of players 0 and 1, each from its own side.
@@ -73,20 +120,18 @@ impl FibsBoard {
     /// Parses a `board:` line.
     pub fn parse(line: &str) -> Result<FibsBoard, FibsError> {
         let line = line.trim_matches(|c: char| c.is_whitespace() || c == '\0');
-        let body = line
-            .strip_prefix("board:")
-            .ok_or_else(|| FibsError("no 'board:' prefix".into()))?;
+        let body = line.strip_prefix("board:").ok_or(FibsError::NoPrefix)?;
         let f: Vec<&str> = body.split(':').collect();
         if f.len() != 52 {
-            return Err(FibsError(format!(
-                "{} fields after 'board:', expected 52",
-                f.len()
-            )));
+            return Err(FibsError::FieldCount { found: f.len() });
         }
         let num = |i: usize| -> Result<i64, FibsError> {
             f[i].trim()
                 .parse::<i64>()
-                .map_err(|_| FibsError(format!("field {} {:?} is not a number", i + 1, f[i])))
+                .map_err(|_| FibsError::NotANumber {
+                    field: i + 1,
+                    text: f[i].to_string(),
+                })
         };
         let mut match_length = num(2)?;
         if match_length == 9999 {
@@ -94,13 +139,16 @@ impl FibsBoard {
         }
         let (s0, s1) = (num(3)?, num(4)?);
         if !(0..=32767).contains(&match_length) || s0 < 0 || s1 < 0 || s0 > 32767 || s1 > 32767 {
-            return Err(FibsError("match length or score out of range".into()));
+            return Err(FibsError::MatchOrScoreOutOfRange {
+                match_length,
+                score: [s0, s1],
+            });
         }
         let mut p = [[0u8; 25]; 2];
         for i in 0..26 {
             let v = num(5 + i)?;
             if v.abs() > 15 {
-                return Err(FibsError(format!("{v} checkers on a point")));
+                return Err(FibsError::TooManyCheckers { count: v });
             }
             let n = v.unsigned_abs() as u8;
             match (i, v.signum()) {
@@ -115,16 +163,19 @@ impl FibsBoard {
         let on_roll = match turn {
             1 => 1u8,
             -1 => 0u8,
-            t => return Err(FibsError(format!("turn {t} is not 1 or -1"))),
+            t => return Err(FibsError::Turn { found: t }),
         };
         let (d0, d1) = (num(32)?, num(33)?);
         let die_ok = |d: i64| (0..=6).contains(&d);
         if !die_ok(d0) || !die_ok(d1) || ((d0 == 0) != (d1 == 0)) {
-            return Err(FibsError(format!("dice {d0} {d1}")));
+            return Err(FibsError::Dice {
+                first: d0,
+                second: d1,
+            });
         }
         let cube = num(36)?;
         if !(1..=1 << 15).contains(&cube) || (cube & (cube - 1)) != 0 {
-            return Err(FibsError(format!("cube {cube}")));
+            return Err(FibsError::Cube { found: cube });
         }
         let cube_owner = match (num(37)?, num(38)?) {
             (0, 1) => Some(0),
@@ -133,7 +184,7 @@ impl FibsBoard {
         };
         let doubled = num(39)?;
         if !(-1..=1).contains(&doubled) {
-            return Err(FibsError(format!("doubled flag {doubled}")));
+            return Err(FibsError::Doubled { found: doubled });
         }
         let (post, not_crawford) = (num(50)?, num(51)?);
         let (me, opp) = if on_roll == 1 {
@@ -141,7 +192,7 @@ impl FibsBoard {
         } else {
             (p[0], p[1])
         };
-        let position = Position::from_counts(me, opp).map_err(|e| FibsError(e.to_string()))?;
+        let position = Position::from_counts(me, opp).map_err(FibsError::Position)?;
         Ok(FibsBoard {
             names: [f[0].to_string(), f[1].to_string()],
             match_length: match_length as u32,
@@ -201,5 +252,34 @@ impl std::str::FromStr for FibsBoard {
 
     fn from_str(s: &str) -> Result<FibsBoard, FibsError> {
         FibsBoard::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error;
+
+    const LINE: &str = "board:gnubg:root:7:3:5:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:4:2:4:2:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1";
+
+    #[test]
+    fn errors_name_the_check_and_keep_the_message() {
+        assert!(FibsBoard::parse(LINE).is_ok());
+        let e = FibsBoard::parse(&LINE.replace("board:", "bored:")).unwrap_err();
+        assert_eq!(e, FibsError::NoPrefix);
+        assert_eq!(e.to_string(), "bad FIBS board line: no 'board:' prefix");
+        let e = FibsBoard::parse(&LINE.replacen(":7:", ":x:", 1)).unwrap_err();
+        assert_eq!(
+            e,
+            FibsError::NotANumber {
+                field: 3,
+                text: "x".into()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "bad FIBS board line: field 3 \"x\" is not a number"
+        );
+        assert!(e.source().is_none());
     }
 }

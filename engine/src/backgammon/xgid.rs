@@ -14,7 +14,7 @@
 use std::fmt;
 
 use super::match_id::{GameState, MatchId};
-use super::position::{Position, BAR};
+use super::position::{Position, PositionError, BAR};
 
 /// The dice field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -56,20 +56,81 @@ pub struct Xgid {
     pub max_cube_log2: u32,
 }
 
-/// Why a string is not an XGID.
+/// Why a string is not an XGID: one variant per check, with the values that failed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct XgidError(pub String);
+#[non_exhaustive]
+pub enum XgidError {
+    /// Not 9 or 10 `:`-separated fields.
+    FieldCount { found: usize },
+    /// The board field is not 26 characters long.
+    BoardLength { found: usize },
+    /// A numeric field (`field` names it) does not parse.
+    NotANumber { field: &'static str, text: String },
+    /// The cube's log2 is outside 0..=15.
+    CubeOutOfRange { log2: i64 },
+    /// The cube owner is not -1, 0 or 1.
+    CubeOwner { found: i64 },
+    /// The turn is not 1 or -1.
+    Turn { found: i64 },
+    /// The dice field is not `00`, `D`, `B`, `R` or two dice 1..=6.
+    Dice { text: String },
+    /// The Crawford/Jacoby field is outside 0..=3.
+    CrawfordJacoby { found: i64 },
+    /// The match length is outside 0..=32767 or the max cube's log2 outside 0..=15.
+    MatchLengthOrMaxCube {
+        match_length: i64,
+        max_cube_log2: i64,
+    },
+    /// A score is negative or not below the match length.
+    Score { score: i64, match_length: i64 },
+    /// A board character other than `-`, `A`..`O`, `a`..`o`.
+    BoardChar { found: char },
+    /// Checkers on the other player's bar field.
+    OtherBar { found: char },
+    /// The counts are not a backgammon position.
+    Position(PositionError),
+}
 
 impl fmt::Display for XgidError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bad XGID: {}", self.0)
+        f.write_str("bad XGID: ")?;
+        match self {
+            XgidError::FieldCount { found } => {
+                write!(f, "expected 10 ':'-separated fields, found {found}")
+            }
+            XgidError::BoardLength { found } => {
+                write!(f, "the board field has {found} characters, not 26")
+            }
+            XgidError::NotANumber { field, text } => write!(f, "{field} {text:?} is not a number"),
+            XgidError::CubeOutOfRange { log2 } => write!(f, "cube 2^{log2} out of range"),
+            XgidError::CubeOwner { found } => write!(f, "cube owner {found} is not -1, 0 or 1"),
+            XgidError::Turn { found } => write!(f, "turn {found} is not 1 or -1"),
+            XgidError::Dice { text } => write!(f, "dice {text:?}"),
+            XgidError::CrawfordJacoby { found } => write!(f, "Crawford/Jacoby field {found}"),
+            XgidError::MatchLengthOrMaxCube { .. } => {
+                f.write_str("match length or max cube out of range")
+            }
+            XgidError::Score {
+                score,
+                match_length,
+            } => write!(
+                f,
+                "score {score} out of range for match length {match_length}"
+            ),
+            XgidError::BoardChar { found } => write!(f, "board character {found:?}"),
+            XgidError::OtherBar { found } => write!(f, "{found:?} on the other player's bar"),
+            XgidError::Position(e) => e.fmt(f),
+        }
     }
 }
 
-impl std::error::Error for XgidError {}
-
-fn err(msg: impl Into<String>) -> XgidError {
-    XgidError(msg.into())
+impl std::error::Error for XgidError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            XgidError::Position(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 impl Xgid {
@@ -96,34 +157,31 @@ impl Xgid {
         let body = text.strip_prefix("XGID=").unwrap_or(text);
         let fields: Vec<&str> = body.split(':').collect();
         if fields.len() < 9 || fields.len() > 10 {
-            return Err(err(format!(
-                "expected 10 ':'-separated fields, found {}",
-                fields.len()
-            )));
+            return Err(XgidError::FieldCount {
+                found: fields.len(),
+            });
         }
         let board: Vec<char> = fields[0].chars().collect();
         if board.len() != 26 {
-            return Err(err(format!(
-                "the board field has {} characters, not 26",
-                board.len()
-            )));
+            return Err(XgidError::BoardLength { found: board.len() });
         }
-        let int = |i: usize, name: &str| -> Result<i64, XgidError> {
-            fields[i]
-                .parse::<i64>()
-                .map_err(|_| err(format!("{name} {:?} is not a number", fields[i])))
+        let int = |i: usize, field: &'static str| -> Result<i64, XgidError> {
+            fields[i].parse::<i64>().map_err(|_| XgidError::NotANumber {
+                field,
+                text: fields[i].to_string(),
+            })
         };
         let cube_log = int(1, "cube")?;
         if !(0..=15).contains(&cube_log) {
-            return Err(err(format!("cube 2^{cube_log} out of range")));
+            return Err(XgidError::CubeOutOfRange { log2: cube_log });
         }
         let cube_owner = int(2, "cube owner")?;
         if !(-1..=1).contains(&cube_owner) {
-            return Err(err(format!("cube owner {cube_owner} is not -1, 0 or 1")));
+            return Err(XgidError::CubeOwner { found: cube_owner });
         }
         let turn = int(3, "turn")?;
         if turn != 1 && turn != -1 {
-            return Err(err(format!("turn {turn} is not 1 or -1")));
+            return Err(XgidError::Turn { found: turn });
         }
         let dice = match fields[4] {
             "00" => XgDice::NotRolled,
@@ -134,7 +192,9 @@ impl Xgid {
                 let b = d.as_bytes();
                 if b.len() != 2 || !(b'1'..=b'6').contains(&b[0]) || !(b'1'..=b'6').contains(&b[1])
                 {
-                    return Err(err(format!("dice {d:?}")));
+                    return Err(XgidError::Dice {
+                        text: d.to_string(),
+                    });
                 }
                 XgDice::Rolled(b[0] - b'0', b[1] - b'0')
             }
@@ -149,16 +209,22 @@ impl Xgid {
             10
         };
         if !(0..=3).contains(&crawford_jacoby) {
-            return Err(err(format!("Crawford/Jacoby field {crawford_jacoby}")));
+            return Err(XgidError::CrawfordJacoby {
+                found: crawford_jacoby,
+            });
         }
         if !(0..=32767).contains(&match_length) || !(0..=15).contains(&max_cube_log2) {
-            return Err(err("match length or max cube out of range"));
+            return Err(XgidError::MatchLengthOrMaxCube {
+                match_length,
+                max_cube_log2,
+            });
         }
         for s in [score_bottom, score_top] {
             if s < 0 || (match_length > 0 && s >= match_length) {
-                return Err(err(format!(
-                    "score {s} out of range for match length {match_length}"
-                )));
+                return Err(XgidError::Score {
+                    score: s,
+                    match_length,
+                });
             }
         }
         let mut bottom = [0u8; 25];
@@ -168,11 +234,11 @@ impl Xgid {
                 '-' => continue,
                 'A'..='O' => (c as u8 - b'A' + 1, true),
                 'a'..='o' => (c as u8 - b'a' + 1, false),
-                _ => return Err(err(format!("board character {c:?}"))),
+                _ => return Err(XgidError::BoardChar { found: c }),
             };
             match (i, is_bottom) {
                 (0, true) | (25, false) => {
-                    return Err(err(format!("{c:?} on the other player's bar")));
+                    return Err(XgidError::OtherBar { found: c });
                 }
                 (0, false) => top[BAR] += n,
                 (25, true) => bottom[BAR] += n,
@@ -185,7 +251,7 @@ impl Xgid {
         } else {
             (top, bottom)
         };
-        let position = Position::from_counts(me, opp).map_err(|e| err(e.to_string()))?;
+        let position = Position::from_counts(me, opp).map_err(XgidError::Position)?;
         Ok(Xgid {
             position,
             turn: turn as i8,
@@ -295,5 +361,35 @@ impl std::str::FromStr for Xgid {
 
     fn from_str(s: &str) -> Result<Xgid, XgidError> {
         Xgid::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error;
+
+    #[test]
+    fn errors_name_the_field_and_keep_the_message() {
+        let e = Xgid::parse("XGID=-b----E-C---eE---c-e----B-:0:0:2:00:0:0:0:0:10").unwrap_err();
+        assert_eq!(e, XgidError::Turn { found: 2 });
+        assert_eq!(e.to_string(), "bad XGID: turn 2 is not 1 or -1");
+        let e = Xgid::parse("XGID=-b----E-C---eE---c-e----B-:x:0:1:00:0:0:0:0:10").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "bad XGID: cube \"x\" is not a number",
+            "{e:?}"
+        );
+        assert!(e.source().is_none());
+    }
+
+    #[test]
+    fn an_impossible_position_is_the_source() {
+        let e = Xgid::parse("XGID=--------------------------:0:0:1:00:0:0:0:0:10").unwrap_err();
+        assert_eq!(e, XgidError::Position(PositionError::NoCheckers));
+        assert!(e
+            .to_string()
+            .starts_with("bad XGID: neither side has a checker"));
+        assert!(e.source().is_some());
     }
 }

@@ -17,7 +17,7 @@ pub mod setup;
 pub use chain::Chain;
 pub use geometry::{Direction, Slot, Square};
 pub use mv::Move;
-pub use notation::MoveError;
+pub use notation::{MoveError, Rejection};
 pub use position::{Position, Rules, Side};
 pub use setup::PositionError;
 

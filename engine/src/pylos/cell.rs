@@ -329,14 +329,29 @@ impl fmt::Display for Cell {
 
 /// A cell name that is not `<level><file><rank>` on the pyramid.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseCellError(pub String);
+#[non_exhaustive]
+pub enum ParseCellError {
+    /// Not three characters long.
+    Length { text: String },
+    /// Three characters that name no cell: level, file or rank off the pyramid.
+    OffPyramid { text: String },
+}
+
+impl ParseCellError {
+    /// The text that is not a cell.
+    pub fn text(&self) -> &str {
+        match self {
+            ParseCellError::Length { text } | ParseCellError::OffPyramid { text } => text,
+        }
+    }
+}
 
 impl fmt::Display for ParseCellError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "bad cell '{}' (expected level digit, file letter, rank digit, e.g. 0a1 or 1b2)",
-            self.0
+            self.text()
         )
     }
 }
@@ -347,21 +362,38 @@ impl FromStr for Cell {
     type Err = ParseCellError;
 
     fn from_str(s: &str) -> Result<Cell, ParseCellError> {
-        let err = || ParseCellError(s.to_string());
         let b = s.as_bytes();
         if b.len() != 3 {
-            return Err(err());
+            return Err(ParseCellError::Length {
+                text: s.to_string(),
+            });
         }
         let level = b[0].wrapping_sub(b'0');
         let file = b[1].to_ascii_lowercase().wrapping_sub(b'a');
         let rank = b[2].wrapping_sub(b'1');
-        Cell::new(level, file, rank).ok_or_else(err)
+        Cell::new(level, file, rank).ok_or_else(|| ParseCellError::OffPyramid {
+            text: s.to_string(),
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cell_errors_say_why_and_keep_the_message() {
+        assert_eq!("1b2".parse::<Cell>(), Ok(Cell::new(1, 1, 1).unwrap()));
+        let e = "0a".parse::<Cell>().unwrap_err();
+        assert_eq!(e, ParseCellError::Length { text: "0a".into() });
+        let e = "3b2".parse::<Cell>().unwrap_err();
+        assert_eq!(e, ParseCellError::OffPyramid { text: "3b2".into() });
+        assert_eq!(e.text(), "3b2");
+        assert_eq!(
+            e.to_string(),
+            "bad cell '3b2' (expected level digit, file letter, rank digit, e.g. 0a1 or 1b2)"
+        );
+    }
 
     fn supported_naive(occ: u32) -> u32 {
         Cell::all()

@@ -126,7 +126,14 @@ impl fmt::Display for ParseMoveError {
     }
 }
 
-impl std::error::Error for ParseMoveError {}
+impl std::error::Error for ParseMoveError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ParseMoveError::Cell(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<ParseCellError> for ParseMoveError {
     fn from(e: ParseCellError) -> Self {
@@ -313,7 +320,14 @@ impl fmt::Display for MoveError {
     }
 }
 
-impl std::error::Error for MoveError {}
+impl std::error::Error for MoveError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MoveError::Parse(e) => Some(e),
+            MoveError::Illegal(e) => Some(e),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

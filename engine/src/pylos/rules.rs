@@ -67,11 +67,26 @@ impl Rules {
 
 /// An option value that is not one of the names.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseRulesError(pub String);
+#[non_exhaustive]
+pub enum ParseRulesError {
+    /// Not `children`, `standard` or `mature`.
+    UnknownVariant { text: String },
+    /// Not `optional` or `compulsory`.
+    UnknownTakeback { text: String },
+}
 
 impl fmt::Display for ParseRulesError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ParseRulesError::UnknownVariant { text } => write!(
+                f,
+                "unknown rules '{text}' (expected children, standard or mature)"
+            ),
+            ParseRulesError::UnknownTakeback { text } => write!(
+                f,
+                "unknown take-back option '{text}' (expected optional or compulsory)"
+            ),
+        }
     }
 }
 
@@ -85,9 +100,9 @@ impl FromStr for Variant {
             "children" => Ok(Variant::Children),
             "standard" => Ok(Variant::Standard),
             "mature" => Ok(Variant::Mature),
-            _ => Err(ParseRulesError(format!(
-                "unknown rules '{s}' (expected children, standard or mature)"
-            ))),
+            _ => Err(ParseRulesError::UnknownVariant {
+                text: s.to_string(),
+            }),
         }
     }
 }
@@ -99,9 +114,9 @@ impl FromStr for Takeback {
         match s {
             "optional" => Ok(Takeback::Optional),
             "compulsory" => Ok(Takeback::Compulsory),
-            _ => Err(ParseRulesError(format!(
-                "unknown take-back option '{s}' (expected optional or compulsory)"
-            ))),
+            _ => Err(ParseRulesError::UnknownTakeback {
+                text: s.to_string(),
+            }),
         }
     }
 }
@@ -128,5 +143,32 @@ impl fmt::Display for Takeback {
 impl fmt::Display for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.variant, self.takeback)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_names_say_which_option_and_keep_the_message() {
+        assert_eq!("mature".parse::<Variant>(), Ok(Variant::Mature));
+        let e = "adult".parse::<Variant>().unwrap_err();
+        assert_eq!(
+            e,
+            ParseRulesError::UnknownVariant {
+                text: "adult".into()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "unknown rules 'adult' (expected children, standard or mature)"
+        );
+        let e = "never".parse::<Takeback>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown take-back option 'never' (expected optional or compulsory)"
+        );
+        assert!(matches!(e, ParseRulesError::UnknownTakeback { .. }));
     }
 }
