@@ -28,4 +28,4 @@ pub use search::{
     Aborted, Bounds, MoveValue, Progress, SearchOptions, SearchReport, Searchable, Searcher,
 };
 pub use tt::{AtomicTable, DashTable, Entry, Table};
-pub use tt_file::{load_proven, save_proven, TableFileError};
+pub use tt_file::{load_proven, save_proven, TableFileError, TablePayloadError};

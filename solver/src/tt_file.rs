@@ -25,6 +25,33 @@ const ENTRY_BYTES: usize = 24;
 /// Why a table file could not be read or written.
 pub type TableFileError = StoreError;
 
+/// Why an intact table file's payload was refused: the detail of a [`StoreError`] of kind
+/// [`tabula_store::ErrorKind::BadPayload`] (downcast it to tell the causes apart).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TablePayloadError {
+    /// A payload of `len` bytes: not a whole number of entries.
+    PartialEntry { len: u64 },
+    /// An entry no search writes (bounds crossed, symmetry, move or work out of range).
+    ImpossibleEntry { key: u128 },
+}
+
+impl std::fmt::Display for TablePayloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TablePayloadError::PartialEntry { len } => write!(
+                f,
+                "{len} bytes, not a whole number of {ENTRY_BYTES}-byte entries"
+            ),
+            TablePayloadError::ImpossibleEntry { key } => {
+                write!(f, "impossible entry for key {key:#x}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TablePayloadError {}
+
 /// The context of a table file: `game=G;` the rules' `key=value` codes, then
 /// `keying=d4` (positions keyed up to the board's symmetries) or `keying=plain`.
 pub fn context(game: &str, rules: &[(&str, &str)], symmetry: bool) -> String {
@@ -96,12 +123,10 @@ pub fn load_proven(
 }
 
 fn decode(file: &StoreFile) -> Result<Vec<(u128, Entry)>, TableFileError> {
-    let bad = |why: String| StoreError::bad_payload(Some(file.path()), why);
+    let bad = |why: TablePayloadError| StoreError::bad_payload(Some(file.path()), why);
     let len = file.payload_len();
     if !len.is_multiple_of(ENTRY_BYTES as u64) {
-        return Err(bad(format!(
-            "{len} bytes, not a whole number of {ENTRY_BYTES}-byte entries"
-        )));
+        return Err(bad(TablePayloadError::PartialEntry { len }));
     }
     let mut reader = file.reader();
     let mut entries = Vec::with_capacity((len / ENTRY_BYTES as u64) as usize);
@@ -127,7 +152,7 @@ fn decode(file: &StoreFile) -> Result<Vec<(u128, Entry)>, TableFileError> {
             && entry.best <= Entry::NO_MOVE
             && entry.work <= 31;
         if !valid {
-            return Err(bad(format!("impossible entry for key {key:#x}")));
+            return Err(bad(TablePayloadError::ImpossibleEntry { key }));
         }
         entries.push((key, entry));
     }
@@ -248,10 +273,22 @@ mod tests {
         payload.extend_from_slice(&5u128.to_le_bytes());
         payload.extend_from_slice(&[3, 0, 1, 0, 0, 0, 0, 0]);
         let bytes = tabula_store::encode(Kind::SolverTable, "game=x", &payload, 4096);
-        assert!(matches!(
-            check(&bytes, "game=x"),
-            Err(ErrorKind::BadPayload { .. })
-        ));
+        let Err(ErrorKind::BadPayload { detail }) = check(&bytes, "game=x") else {
+            panic!("an impossible entry is refused");
+        };
+        assert_eq!(
+            detail.downcast_ref::<TablePayloadError>(),
+            Some(&TablePayloadError::ImpossibleEntry { key: 5 })
+        );
+        assert_eq!(detail.to_string(), "impossible entry for key 0x5");
+        let bytes = tabula_store::encode(Kind::SolverTable, "game=x", &payload[..20], 4096);
+        let Err(ErrorKind::BadPayload { detail }) = check(&bytes, "game=x") else {
+            panic!("a partial entry is refused");
+        };
+        assert_eq!(
+            detail.to_string(),
+            "20 bytes, not a whole number of 24-byte entries"
+        );
         fs::remove_file(&path).unwrap();
     }
 

@@ -33,8 +33,12 @@ pub enum ErrorKind {
     /// Payload block `block` (of `block_size` bytes from the payload's start) is damaged.
     Corrupt { block: u64 },
     /// The payload is intact but holds something its kind does not allow (a user's check:
-    /// a probability above one, a shape this build cannot use).
-    BadPayload { detail: String },
+    /// a probability above one, a shape this build cannot use), or a payload this crate was
+    /// asked to write or read that does not fit the file ([`PayloadError`]). `detail` is the
+    /// checker's typed error (downcast it to tell the causes apart); it is also the source.
+    BadPayload {
+        detail: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// Another process is writing the file (its lock file is held).
     Locked,
     /// The file exists and the writer was asked not to replace it.
@@ -73,12 +77,16 @@ impl StoreError {
         StoreError::new(path, kind)
     }
 
-    /// A [`ErrorKind::BadPayload`] about `path` (a check of the payload's contents).
-    pub fn bad_payload(path: Option<&Path>, detail: impl Into<String>) -> StoreError {
+    /// A [`ErrorKind::BadPayload`] about `path` (a check of the payload's contents), with the
+    /// checker's error as `detail`.
+    pub fn bad_payload(
+        path: Option<&Path>,
+        detail: impl std::error::Error + Send + Sync + 'static,
+    ) -> StoreError {
         StoreError {
             path: path.map(Path::to_path_buf),
             kind: ErrorKind::BadPayload {
-                detail: detail.into(),
+                detail: Box::new(detail),
             },
         }
     }
@@ -115,6 +123,54 @@ impl StoreError {
         self
     }
 }
+
+/// A payload that does not fit the file this crate was asked to write or read (the
+/// [`ErrorKind::BadPayload`] detail of the writer and of [`crate::StoreFile::read_at`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PayloadError {
+    /// A context longer than [`crate::MAX_CONTEXT`] bytes.
+    ContextTooLong { len: usize },
+    /// A block size that is not a power of two from 512 B to 1 GiB.
+    BadBlockSize { size: u32 },
+    /// A payload too large for a header to describe.
+    PayloadTooLarge { len: u64 },
+    /// A read of `len` bytes at `offset` that passes the payload's end.
+    ReadPastEnd {
+        offset: u64,
+        len: usize,
+        payload_len: u64,
+    },
+    /// A writer finished with another payload length than it announced.
+    LengthMismatch { written: u64, announced: u64 },
+}
+
+impl fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PayloadError::ContextTooLong { len } => {
+                write!(f, "cannot write a context of {len} bytes")
+            }
+            PayloadError::BadBlockSize { size } => write!(f, "cannot write a block size of {size}"),
+            PayloadError::PayloadTooLarge { len } => {
+                write!(f, "cannot write a payload of {len} bytes")
+            }
+            PayloadError::ReadPastEnd {
+                offset,
+                len,
+                payload_len,
+            } => write!(
+                f,
+                "a read of {len} bytes at {offset} passes the payload's end ({payload_len})"
+            ),
+            PayloadError::LengthMismatch { written, announced } => {
+                write!(f, "{written} payload bytes written, {announced} announced")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PayloadError {}
 
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -167,6 +223,7 @@ impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             ErrorKind::Io { source } => Some(source),
+            ErrorKind::BadPayload { detail } => Some(detail.as_ref()),
             _ => None,
         }
     }

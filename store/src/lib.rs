@@ -55,7 +55,7 @@ mod tests_files;
 
 use std::fmt;
 
-pub use error::{ErrorKind, StoreError};
+pub use error::{ErrorKind, PayloadError, StoreError};
 pub use hash::xxh64;
 pub use read::{decode, read, PayloadReader, StoreFile};
 pub use write::{encode, write, Existing, Spec, TargetLock, Writer};

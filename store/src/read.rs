@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::{ErrorKind, StoreError};
+use crate::error::{ErrorKind, PayloadError, StoreError};
 use crate::{
     block_count, header_len, valid_block_size, xxh64, Kind, MAGIC, MAX_CONTEXT, PREFIX, VERSION,
 };
@@ -283,11 +283,11 @@ impl StoreFile {
             .ok_or_else(|| {
                 StoreError::bad_payload(
                     Some(&self.path),
-                    format!(
-                        "a read of {} bytes at {offset} passes the payload's end ({})",
-                        buf.len(),
-                        self.header.payload_len
-                    ),
+                    PayloadError::ReadPastEnd {
+                        offset,
+                        len: buf.len(),
+                        payload_len: self.header.payload_len,
+                    },
                 )
             })?;
         if buf.is_empty() {

@@ -359,3 +359,48 @@ fn failures_remove_the_temporary_file_and_keep_the_target() {
     assert_eq!(read(&path, Kind::SolverTable, CTX).unwrap(), b"old");
     fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn payload_misuse_is_a_typed_detail_with_the_old_message() {
+    let d = dir("misuse");
+    let path = d.join("t");
+    let long = "x".repeat(MAX_CONTEXT + 1);
+    let Err(e) = Writer::create(
+        &path,
+        Spec::new(Kind::SolverTable, &long, 0),
+        Existing::Replace,
+    ) else {
+        panic!("a context too long is refused");
+    };
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: invalid contents: cannot write a context of {} bytes",
+            path.display(),
+            MAX_CONTEXT + 1
+        )
+    );
+    let ErrorKind::BadPayload { detail } = e.kind() else {
+        panic!("{e:?}");
+    };
+    assert_eq!(
+        detail.downcast_ref::<PayloadError>(),
+        Some(&PayloadError::ContextTooLong {
+            len: MAX_CONTEXT + 1
+        })
+    );
+    assert!(std::error::Error::source(&e).is_some());
+    let w = Writer::create(
+        &path,
+        Spec::new(Kind::SolverTable, CTX, 10),
+        Existing::Replace,
+    )
+    .unwrap();
+    let e = w.finish().unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("invalid contents: 0 payload bytes written, 10 announced"),
+        "{e}"
+    );
+    fs::remove_dir_all(&d).unwrap();
+}

@@ -6,7 +6,7 @@ use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::{ErrorKind, StoreError};
+use crate::error::{ErrorKind, PayloadError, StoreError};
 use crate::{
     header_len, valid_block_size, xxh64, Kind, DEFAULT_BLOCK, MAGIC, MAX_CONTEXT, VERSION,
 };
@@ -46,15 +46,22 @@ impl<'a> Spec<'a> {
     }
 
     /// The header length, or why the spec is unusable.
-    fn header_len(&self) -> Result<u64, String> {
+    fn header_len(&self) -> Result<u64, PayloadError> {
         if self.context.len() > MAX_CONTEXT {
-            return Err(format!("a context of {} bytes", self.context.len()));
+            return Err(PayloadError::ContextTooLong {
+                len: self.context.len(),
+            });
         }
         if !valid_block_size(self.block_size) {
-            return Err(format!("a block size of {}", self.block_size));
+            return Err(PayloadError::BadBlockSize {
+                size: self.block_size,
+            });
         }
-        header_len(self.context.len(), self.payload_len, self.block_size)
-            .ok_or_else(|| format!("a payload of {} bytes", self.payload_len))
+        header_len(self.context.len(), self.payload_len, self.block_size).ok_or(
+            PayloadError::PayloadTooLarge {
+                len: self.payload_len,
+            },
+        )
     }
 }
 
@@ -297,7 +304,7 @@ impl<'a> Writer<'a> {
         let target = lock.target.clone();
         let header_len = spec
             .header_len()
-            .map_err(|why| StoreError::bad_payload(Some(&target), format!("cannot write {why}")))?;
+            .map_err(|why| StoreError::bad_payload(Some(&target), why))?;
         lock.check(existing)?;
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = sibling(&target, &format!(".tmp-{}-{n}", std::process::id()));
@@ -355,10 +362,10 @@ impl<'a> Writer<'a> {
         if self.written != self.payload_len {
             return Err(StoreError::bad_payload(
                 Some(&target),
-                format!(
-                    "{} payload bytes written, {} announced",
-                    self.written, self.payload_len
-                ),
+                PayloadError::LengthMismatch {
+                    written: self.written,
+                    announced: self.payload_len,
+                },
             ));
         }
         if !self.block.is_empty() {

@@ -14,6 +14,63 @@ pub mod bearoff;
 
 pub use tabula_store::{Existing, Kind, StoreError, TargetLock};
 
+/// Why a bearoff database's payload was refused: the detail of a [`StoreError`] of kind
+/// [`tabula_store::ErrorKind::BadPayload`] (downcast it to tell the causes apart).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum PayloadError {
+    /// Larger than any database of its kind can be.
+    TooLarge { len: u64, max: u64 },
+    /// A two-sided payload of another length than the database's.
+    WrongLength { len: usize, expected: u64 },
+    /// A two-sided value outside [0, 1].
+    NotAProbability { position: usize, value: f64 },
+    /// A one-sided payload shorter than its index.
+    TooShort { len: usize },
+    /// A one-sided index entry that is empty or runs past the last roll.
+    BadSpan { position: usize, start: u8, len: u8 },
+    /// One-sided probabilities of another length than the index needs.
+    DataLength { found: usize, needed: usize },
+    /// A one-sided probability outside [0, 1].
+    OutOfRange { position: usize },
+    /// A one-sided distribution that does not sum to one.
+    BadSum { position: usize, sum: f64 },
+}
+
+impl std::fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PayloadError::TooLarge { len, max } => {
+                write!(f, "a payload of {len} bytes, at most {max} possible")
+            }
+            PayloadError::WrongLength { len, expected } => {
+                write!(f, "payload of {len} bytes, expected {expected}")
+            }
+            PayloadError::NotAProbability { position, value } => {
+                write!(f, "position {position}: {value} is not a probability")
+            }
+            PayloadError::TooShort { len } => write!(f, "payload of {len} bytes"),
+            PayloadError::BadSpan {
+                position,
+                start,
+                len,
+            } => write!(f, "position {position}: bad span {start}+{len}"),
+            PayloadError::DataLength { found, needed } => write!(
+                f,
+                "{found} bytes of probabilities, the index needs {needed}"
+            ),
+            PayloadError::OutOfRange { position } => {
+                write!(f, "position {position}: a probability out of [0, 1]")
+            }
+            PayloadError::BadSum { position, sum } => {
+                write!(f, "position {position}: probabilities sum to {sum}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PayloadError {}
+
 /// Little-endian `f64`s from a byte slice whose length is a multiple of 8.
 pub(crate) fn f64s(bytes: &[u8]) -> impl Iterator<Item = f64> + '_ {
     bytes.chunks_exact(8).map(|c| {
@@ -50,10 +107,10 @@ pub(crate) fn load(
     if file.payload_len() > max {
         return Err(StoreError::bad_payload(
             Some(path),
-            format!(
-                "a payload of {} bytes, at most {max} possible",
-                file.payload_len()
-            ),
+            PayloadError::TooLarge {
+                len: file.payload_len(),
+                max,
+            },
         ));
     }
     file.read_all()

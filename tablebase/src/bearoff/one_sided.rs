@@ -27,7 +27,7 @@ use super::{
     checked_rank, checkers, children, pips, rank, tier_size, tier_start, unrank, Board, BoardError,
     Progress, MAX_CHECKERS, ONE_SIDED_POSITIONS, POINTS,
 };
-use crate::{f64s, Existing, Kind, StoreError, TargetLock};
+use crate::{f64s, Existing, Kind, PayloadError, StoreError, TargetLock};
 
 /// Distributions cover 0 to `MAX_ROLLS - 1` rolls. The longest bear-off (15 checkers from the
 /// 6-point, with small rolls) takes 30 rolls; the build asserts that nothing overflows.
@@ -273,11 +273,10 @@ impl OneSided {
         OneSided::from_payload(&payload).map_err(|why| StoreError::bad_payload(Some(path), why))
     }
 
-    fn from_payload(payload: &[u8]) -> Result<OneSided, String> {
-        let corrupt = |why: String| why;
+    fn from_payload(payload: &[u8]) -> Result<OneSided, PayloadError> {
         let n = ONE_SIDED_POSITIONS;
         if payload.len() < 4 * n {
-            return Err(corrupt(format!("payload of {} bytes", payload.len())));
+            return Err(PayloadError::TooShort { len: payload.len() });
         }
         let (index, data) = payload.split_at(4 * n);
         let mut spans = Vec::with_capacity(2 * n);
@@ -285,7 +284,11 @@ impl OneSided {
         for (i, e) in index.chunks_exact(4).enumerate() {
             for (start, len) in [(e[0], e[1]), (e[2], e[3])] {
                 if len == 0 || start as usize + len as usize > MAX_ROLLS {
-                    return Err(corrupt(format!("position {i}: bad span {start}+{len}")));
+                    return Err(PayloadError::BadSpan {
+                        position: i,
+                        start,
+                        len,
+                    });
                 }
                 spans.push(Span {
                     offset: offset as u32,
@@ -296,11 +299,10 @@ impl OneSided {
             }
         }
         if data.len() != 8 * offset {
-            return Err(corrupt(format!(
-                "{} bytes of probabilities, the index needs {}",
-                data.len(),
-                8 * offset
-            )));
+            return Err(PayloadError::DataLength {
+                found: data.len(),
+                needed: 8 * offset,
+            });
         }
         let values: Vec<f64> = f64s(data).collect();
         let mut entries = Vec::with_capacity(n);
@@ -310,13 +312,11 @@ impl OneSided {
                 let at = span.offset as usize;
                 let d = &values[at..at + span.len as usize];
                 if d.iter().any(|p| !(0.0..=1.0).contains(p)) {
-                    return Err(corrupt(format!(
-                        "position {i}: a probability out of [0, 1]"
-                    )));
+                    return Err(PayloadError::OutOfRange { position: i });
                 }
                 let sum: f64 = d.iter().sum();
                 if (sum - 1.0).abs() > 1e-9 {
-                    return Err(corrupt(format!("position {i}: probabilities sum to {sum}")));
+                    return Err(PayloadError::BadSum { position: i, sum });
                 }
                 *m = mean_of(d, span.start as usize);
             }
@@ -363,5 +363,25 @@ mod tests {
         let db = OneSided::build();
         let back = OneSided::from_payload(&db.payload()).unwrap();
         assert_eq!(back, db);
+    }
+
+    #[test]
+    fn a_bad_payload_is_a_typed_error_with_the_old_message() {
+        let mut payload = OneSided::build().payload();
+        let start = payload[0];
+        payload[1] = 0;
+        let e = OneSided::from_payload(&payload).unwrap_err();
+        assert_eq!(
+            e,
+            PayloadError::BadSpan {
+                position: 0,
+                start,
+                len: 0
+            }
+        );
+        assert_eq!(e.to_string(), format!("position 0: bad span {start}+0"));
+        let e = OneSided::from_payload(&payload[..8]).unwrap_err();
+        assert_eq!(e, PayloadError::TooShort { len: 8 });
+        assert_eq!(e.to_string(), "payload of 8 bytes");
     }
 }

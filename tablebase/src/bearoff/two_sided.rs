@@ -24,7 +24,7 @@ use super::{
     checked_rank, children, pips, rank, unrank, Board, BoardError, Progress, POINTS,
     TWO_SIDED_CHECKERS, TWO_SIDED_SIDE_POSITIONS as SIDE,
 };
-use crate::{f64s, Existing, Kind, StoreError, TargetLock};
+use crate::{f64s, Existing, Kind, PayloadError, StoreError, TargetLock};
 
 /// The two-sided bearoff database: cubeless winning chances of the player on roll, for up to
 /// 6 checkers a side (see the [module documentation](super)).
@@ -184,16 +184,19 @@ impl TwoSided {
         TwoSided::from_payload(&payload).map_err(|why| StoreError::bad_payload(Some(path), why))
     }
 
-    fn from_payload(payload: &[u8]) -> Result<TwoSided, String> {
+    fn from_payload(payload: &[u8]) -> Result<TwoSided, PayloadError> {
         if payload.len() as u64 != PAYLOAD {
-            return Err(format!(
-                "payload of {} bytes, expected {PAYLOAD}",
-                payload.len()
-            ));
+            return Err(PayloadError::WrongLength {
+                len: payload.len(),
+                expected: PAYLOAD,
+            });
         }
         let win: Vec<f64> = f64s(payload).collect();
         if let Some(i) = win.iter().position(|p| !(0.0..=1.0).contains(p)) {
-            return Err(format!("position {i}: {} is not a probability", win[i]));
+            return Err(PayloadError::NotAProbability {
+                position: i,
+                value: win[i],
+            });
         }
         Ok(TwoSided { win })
     }
@@ -207,5 +210,25 @@ mod tests {
     fn payload_round_trip() {
         let db = TwoSided::build();
         assert_eq!(TwoSided::from_payload(&db.payload()).unwrap(), db);
+    }
+
+    #[test]
+    fn a_bad_payload_is_a_typed_error_with_the_old_message() {
+        let mut payload = TwoSided::build().payload();
+        payload[8..16].copy_from_slice(&1.5f64.to_le_bytes());
+        let e = TwoSided::from_payload(&payload).unwrap_err();
+        assert_eq!(
+            e,
+            PayloadError::NotAProbability {
+                position: 1,
+                value: 1.5
+            }
+        );
+        assert_eq!(e.to_string(), "position 1: 1.5 is not a probability");
+        let e = TwoSided::from_payload(&payload[1..]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("payload of {} bytes, expected {PAYLOAD}", PAYLOAD - 1)
+        );
     }
 }
