@@ -77,7 +77,7 @@ pub enum MatchError {
     /// Match length outside 1..=25.
     Length(u32),
     /// A score at or beyond the match length, or a cube value that is not a power of two.
-    State(String),
+    State(InvalidState),
     /// The double is not allowed.
     Double(DoubleDenied),
     /// Take or drop without a pending double, or a play while one is pending.
@@ -103,7 +103,60 @@ impl fmt::Display for MatchError {
     }
 }
 
-impl std::error::Error for MatchError {}
+impl std::error::Error for MatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MatchError::State(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Why a score, Crawford flags and cube are not a possible match state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InvalidState {
+    /// A score at or beyond the match length.
+    Score { score: [u32; 2], length: u32 },
+    /// Crawford or post-Crawford with no player 1-away.
+    CrawfordNotOneAway,
+    /// Both Crawford and post-Crawford.
+    CrawfordAndPostCrawford,
+    /// A player 1-away in a game that is neither Crawford nor post-Crawford.
+    OneAwayNotCrawford,
+    /// Both players 1-away in the Crawford game.
+    BothOneAwayCrawford,
+    /// A cube value that is not a power of two up to the maximum.
+    CubeValue { value: u32 },
+    /// A cube above 1 in the Crawford game.
+    CubeInCrawford,
+}
+
+impl fmt::Display for InvalidState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InvalidState::Score { score, length } => {
+                write!(f, "score {score:?} in a match to {length}")
+            }
+            InvalidState::CrawfordNotOneAway => {
+                f.write_str("Crawford and post-Crawford need a player 1-away")
+            }
+            InvalidState::CrawfordAndPostCrawford => {
+                f.write_str("a game cannot be both Crawford and post-Crawford")
+            }
+            InvalidState::OneAwayNotCrawford => {
+                f.write_str("a player 1-away: the game is Crawford or post-Crawford")
+            }
+            InvalidState::BothOneAwayCrawford => {
+                f.write_str("both 1-away: the Crawford game is over")
+            }
+            InvalidState::CubeValue { value } => write!(f, "cube value {value}"),
+            InvalidState::CubeInCrawford => f.write_str("no cube in the Crawford game"),
+        }
+    }
+}
+
+impl std::error::Error for InvalidState {}
 
 /// The end of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,30 +224,20 @@ impl MatchState {
     ) -> Result<MatchState, MatchError> {
         let mut m = MatchState::new(length, 0)?;
         if score.iter().any(|&s| s >= length) {
-            return Err(MatchError::State(format!(
-                "score {score:?} in a match to {length}"
-            )));
+            return Err(MatchError::State(InvalidState::Score { score, length }));
         }
         let one_away = score.iter().any(|&s| s + 1 == length);
         if (crawford || post_crawford) && !one_away {
-            return Err(MatchError::State(
-                "Crawford and post-Crawford need a player 1-away".into(),
-            ));
+            return Err(MatchError::State(InvalidState::CrawfordNotOneAway));
         }
         if crawford && post_crawford {
-            return Err(MatchError::State(
-                "a game cannot be both Crawford and post-Crawford".into(),
-            ));
+            return Err(MatchError::State(InvalidState::CrawfordAndPostCrawford));
         }
         if one_away && !crawford && !post_crawford {
-            return Err(MatchError::State(
-                "a player 1-away: the game is Crawford or post-Crawford".into(),
-            ));
+            return Err(MatchError::State(InvalidState::OneAwayNotCrawford));
         }
         if crawford && score.iter().all(|&s| s + 1 == length) {
-            return Err(MatchError::State(
-                "both 1-away: the Crawford game is over".into(),
-            ));
+            return Err(MatchError::State(InvalidState::BothOneAwayCrawford));
         }
         m.score = score;
         m.crawford = crawford;
@@ -205,10 +248,10 @@ impl MatchState {
     /// Sets the cube (value a power of two up to 64; owner `None` = centred).
     pub fn set_cube(&mut self, value: u32, owner: Option<usize>) -> Result<(), MatchError> {
         if !value.is_power_of_two() || value > MAX_CUBE {
-            return Err(MatchError::State(format!("cube value {value}")));
+            return Err(MatchError::State(InvalidState::CubeValue { value }));
         }
         if self.crawford && value != 1 {
-            return Err(MatchError::State("no cube in the Crawford game".into()));
+            return Err(MatchError::State(InvalidState::CubeInCrawford));
         }
         self.cube = value;
         self.cube_owner = owner.map(|o| o & 1);
@@ -434,7 +477,7 @@ impl MatchState {
             s
         };
         if m.cube > MAX_CUBE || !m.cube.is_power_of_two() || (s.crawford && m.cube != 1) {
-            return Err(MatchError::State(format!("cube value {}", m.cube)));
+            return Err(MatchError::State(InvalidState::CubeValue { value: m.cube }));
         }
         s.cube = m.cube;
         s.cube_owner = m.cube_owner.map(usize::from);
@@ -449,5 +492,33 @@ impl MatchState {
     pub fn match_equity(&self, player: usize) -> Option<f64> {
         let (a, b) = (self.away(player)?, self.away(1 - (player & 1))?);
         met::match_equity(a, b, self.post_crawford)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error;
+
+    #[test]
+    fn an_impossible_state_is_typed_and_keeps_its_message() {
+        let e = MatchState::at_score(5, [5, 0], false, false).unwrap_err();
+        assert_eq!(
+            e,
+            MatchError::State(InvalidState::Score {
+                score: [5, 0],
+                length: 5
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "invalid match state: score [5, 0] in a match to 5"
+        );
+        assert!(e.source().is_some());
+        let e = MatchState::at_score(5, [4, 0], true, true).unwrap_err();
+        assert_eq!(e, MatchError::State(InvalidState::CrawfordAndPostCrawford));
+        let mut m = MatchState::at_score(5, [0, 0], false, false).unwrap();
+        let e = m.set_cube(3, None).unwrap_err();
+        assert_eq!(e.to_string(), "invalid match state: cube value 3");
     }
 }

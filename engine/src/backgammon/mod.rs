@@ -35,7 +35,8 @@ pub use dice::{Dice, DiceError};
 pub use fibs::{FibsBoard, FibsError};
 pub use match_id::{GameState, MatchId, MatchIdError};
 pub use match_state::{
-    DoubleDenied, GameKind, GameResult, MatchError, MatchState, MAX_CUBE, MAX_MATCH_LENGTH,
+    DoubleDenied, GameKind, GameResult, InvalidState, MatchError, MatchState, MAX_CUBE,
+    MAX_MATCH_LENGTH,
 };
 pub use notation::PlayError;
 pub use play::{Play, PlayList, Step};
