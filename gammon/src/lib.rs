@@ -38,4 +38,4 @@ pub use advisor::{Advice, Advisor, CubeAdvice};
 pub use net::{equity, invert, Evaluator, Net, Probabilities};
 pub use rng::Rng;
 pub use search::{RankedPlay, SearchOptions, Searcher};
-pub use weights::{NetFile, WeightsError};
+pub use weights::{NetFile, ShapeError, WeightsError};

@@ -68,13 +68,87 @@ pub enum WeightsError {
     /// A first-format file that ends early.
     Truncated { expected: usize, found: usize },
     /// Net shapes this build cannot use, or a payload of the wrong length.
-    Shape(String),
+    Shape(ShapeError),
     /// A first-format file whose checksum does not match its contents.
     Checksum { stored: u64, computed: u64 },
     /// Bytes after a first-format file's checksum.
     TrailingBytes(usize),
     /// A weight is NaN or infinite.
     NonFinite,
+}
+
+/// Why a payload's nets or length do not fit this build: one variant per check, with the
+/// numbers that failed it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ShapeError {
+    /// Net `net` (0 contact, 1 race) has inputs not in [`LAYOUTS`] or outputs not [`OUTPUTS`].
+    Layout {
+        net: usize,
+        inputs: u32,
+        hidden: u32,
+        outputs: u32,
+    },
+    /// Net `net` has no hidden units or more than [`MAX_HIDDEN`].
+    Hidden { net: usize, hidden: u32 },
+    /// A payload shorter than its fixed preamble.
+    ShortPayload { len: usize },
+    /// Not 2 nets (contact and race).
+    NetCount { found: u32 },
+    /// Learning parameters out of range (alpha must be positive, lambda 0 to 1).
+    Training { alpha: f32, lambda: f32 },
+    /// The training-parameters flag is neither 0 nor 1.
+    TrainingFlag { found: u32 },
+    /// The weights are not as many bytes as the shapes need.
+    WeightsLength { found: usize, expected: usize },
+    /// A first-format file longer than any usable one.
+    LegacyTooLong { len: u64, max: u64 },
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShapeError::Layout {
+                net,
+                inputs,
+                hidden,
+                outputs,
+            } => write!(
+                f,
+                "net {net} is {inputs}-{hidden}-{outputs}, this build needs {LAYOUTS:?} inputs \
+                 and {OUTPUTS} outputs"
+            ),
+            ShapeError::Hidden { net, hidden } => {
+                write!(f, "net {net} has {hidden} hidden units (1 to {MAX_HIDDEN})")
+            }
+            ShapeError::ShortPayload { len } => write!(f, "a payload of {len} bytes"),
+            ShapeError::NetCount { found } => {
+                write!(f, "{found} nets, expected 2 (contact and race)")
+            }
+            ShapeError::Training { alpha, lambda } => write!(
+                f,
+                "alpha {alpha} and lambda {lambda} (alpha positive, lambda 0 to 1)"
+            ),
+            ShapeError::TrainingFlag { found } => write!(f, "training-parameters flag {found}"),
+            ShapeError::WeightsLength { found, expected } => {
+                write!(f, "{found} bytes of weights, the shapes need {expected}")
+            }
+            ShapeError::LegacyTooLong { len, max } => {
+                write!(
+                    f,
+                    "a first-format file of {len} bytes, at most {max} possible"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+impl From<ShapeError> for WeightsError {
+    fn from(e: ShapeError) -> WeightsError {
+        WeightsError::Shape(e)
+    }
 }
 
 impl WeightsError {
@@ -124,6 +198,7 @@ impl std::error::Error for WeightsError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             WeightsError::Store(e) => Some(e),
+            WeightsError::Shape(e) => Some(e),
             _ => None,
         }
     }
@@ -169,14 +244,16 @@ fn shapes(bytes: &[u8]) -> Result<[(usize, usize); 2], WeightsError> {
         let o = 12 * k;
         let (i, n, outputs) = (u32_at(o), u32_at(o + 4), u32_at(o + 8));
         if !LAYOUTS.contains(&(i as usize)) || outputs as usize != OUTPUTS {
-            return Err(WeightsError::Shape(format!(
-                "net {k} is {i}-{n}-{outputs}, this build needs {LAYOUTS:?} inputs and {OUTPUTS} outputs"
-            )));
+            return Err(ShapeError::Layout {
+                net: k,
+                inputs: i,
+                hidden: n,
+                outputs,
+            }
+            .into());
         }
         if n == 0 || n as usize > MAX_HIDDEN {
-            return Err(WeightsError::Shape(format!(
-                "net {k} has {n} hidden units (1 to {MAX_HIDDEN})"
-            )));
+            return Err(ShapeError::Hidden { net: k, hidden: n }.into());
         }
         *shape = (i as usize, n as usize);
     }
@@ -282,19 +359,13 @@ impl NetFile {
     /// Parses a payload, checking shapes, length and values.
     pub fn from_payload(p: &[u8]) -> Result<NetFile, WeightsError> {
         if p.len() < PREAMBLE {
-            return Err(WeightsError::Shape(format!(
-                "a payload of {} bytes",
-                p.len()
-            )));
+            return Err(ShapeError::ShortPayload { len: p.len() }.into());
         }
         let u32_at = |o: usize| u32::from_le_bytes(p[o..o + 4].try_into().unwrap());
         let f32_at = |o: usize| f32::from_le_bytes(p[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(p[o..o + 8].try_into().unwrap());
         if u32_at(0) != 2 {
-            return Err(WeightsError::Shape(format!(
-                "{} nets, expected 2 (contact and race)",
-                u32_at(0)
-            )));
+            return Err(ShapeError::NetCount { found: u32_at(0) }.into());
         }
         let shapes = shapes(&p[4..28])?;
         let training = match u32_at(44) {
@@ -305,26 +376,23 @@ impl NetFile {
                     lambda: f32_at(52),
                 };
                 if !(t.alpha.is_finite() && t.alpha > 0.0 && (0.0..=1.0).contains(&t.lambda)) {
-                    return Err(WeightsError::Shape(format!(
-                        "alpha {} and lambda {} (alpha positive, lambda 0 to 1)",
-                        t.alpha, t.lambda
-                    )));
+                    return Err(ShapeError::Training {
+                        alpha: t.alpha,
+                        lambda: t.lambda,
+                    }
+                    .into());
                 }
                 Some(t)
             }
-            other => {
-                return Err(WeightsError::Shape(format!(
-                    "training-parameters flag {other}"
-                )))
-            }
+            other => return Err(ShapeError::TrainingFlag { found: other }.into()),
         };
         let floats = &p[PREAMBLE..];
         if floats.len() != floats_len(&shapes) {
-            return Err(WeightsError::Shape(format!(
-                "{} bytes of weights, the shapes need {}",
-                floats.len(),
-                floats_len(&shapes)
-            )));
+            return Err(ShapeError::WeightsLength {
+                found: floats.len(),
+                expected: floats_len(&shapes),
+            }
+            .into());
         }
         Ok(NetFile {
             evaluator: nets(floats, &shapes)?,
@@ -363,11 +431,11 @@ impl NetFile {
             .map_err(store)?;
         if magic == LEGACY_MAGIC {
             if meta.len() > legacy_max_len() {
-                return Err(WeightsError::Shape(format!(
-                    "a first-format file of {} bytes, at most {} possible",
-                    meta.len(),
-                    legacy_max_len()
-                )));
+                return Err(ShapeError::LegacyTooLong {
+                    len: meta.len(),
+                    max: legacy_max_len(),
+                }
+                .into());
             }
             let bytes = std::fs::read(path).map_err(store)?;
             return decode_legacy(&bytes);
@@ -410,10 +478,7 @@ fn decode_legacy(bytes: &[u8]) -> Result<NetFile, WeightsError> {
         return Err(WeightsError::Version(version));
     }
     if u32_at(12) != 2 {
-        return Err(WeightsError::Shape(format!(
-            "{} nets, expected 2 (contact and race)",
-            u32_at(12)
-        )));
+        return Err(ShapeError::NetCount { found: u32_at(12) }.into());
     }
     let shapes = shapes(&bytes[16..40])?;
     let total = LEGACY_HEADER + floats_len(&shapes) + 8;
@@ -555,7 +620,53 @@ mod tests {
         let mut payload = sample().payload();
         payload[4] = 7; // inputs of the contact net
         let odd = tabula_store::encode(Kind::NetWeights, CONTEXT, &payload, 512);
-        assert!(matches!(NetFile::decode(&odd), Err(WeightsError::Shape(_))));
+        assert!(matches!(
+            NetFile::decode(&odd),
+            Err(WeightsError::Shape(ShapeError::Layout { net: 0, inputs, hidden: 6, outputs: 5 }))
+                if inputs == (INPUTS as u32 & !0xff) | 7
+        ));
+    }
+
+    #[test]
+    fn shape_errors_carry_the_numbers_that_did_not_fit() {
+        let mut payload = sample().payload();
+        payload[20..24].copy_from_slice(&0u32.to_le_bytes()); // hidden units of the race net
+        let odd = tabula_store::encode(Kind::NetWeights, CONTEXT, &payload, 512);
+        let e = NetFile::decode(&odd).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                WeightsError::Shape(ShapeError::Hidden { net: 1, hidden: 0 })
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "unusable net shape: net 1 has 0 hidden units (1 to 512)"
+        );
+        assert!(std::error::Error::source(&e).is_some());
+        // One byte of weights too many.
+        let mut payload = sample().payload();
+        payload.push(0);
+        let expected = payload.len() - 1 - PREAMBLE;
+        let odd = tabula_store::encode(Kind::NetWeights, CONTEXT, &payload, 512);
+        let e = NetFile::decode(&odd).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                WeightsError::Shape(ShapeError::WeightsLength { found, expected: x })
+                    if found == expected + 1 && x == expected
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            ShapeError::Training {
+                alpha: -0.5,
+                lambda: 2.0
+            }
+            .to_string(),
+            "alpha -0.5 and lambda 2 (alpha positive, lambda 0 to 1)"
+        );
     }
 
     #[test]

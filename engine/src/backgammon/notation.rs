@@ -2,23 +2,96 @@
 
 use std::fmt;
 
+use super::dice::Dice;
 use super::play::Step;
 use super::position::{nibble, Position, BAR};
 
-/// Why a written play was rejected.
+/// Why a written play was rejected: one variant per check, with the values that failed it.
+///
+/// The first group (up to [`PlayError::TooManyMoves`]) are syntax errors: the text is not
+/// gnubg notation; `text` is the whole play as given, trimmed. The rest are notation that is
+/// not a legal play of this position and roll.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PlayError {
-    /// The text is not gnubg notation.
-    Syntax(String),
-    /// The text is notation but not a legal play of this position and roll.
-    Illegal(String),
+    /// A `(` with no `)` closing the word.
+    UnclosedParen { text: String },
+    /// The repeat count between `(` and `)` is not a number.
+    BadRepeatCount { text: String, count: String },
+    /// The repeat count is outside 1..=4.
+    RepeatOutOfRange { text: String, count: usize },
+    /// A point that is not 1..=25, `bar`/`b` or `off`/`o` (as written, lowercased).
+    BadPoint { text: String, point: String },
+    /// A word with fewer than two points.
+    NoSlash { text: String, word: String },
+    /// A step starting from off the board.
+    FromOff { text: String },
+    /// A step landing on the bar.
+    ToBar { text: String },
+    /// A step that does not move towards home (`from`, `to`: 25 is the bar, 0 off).
+    Backwards { text: String, from: u8, to: u8 },
+    /// No step at all.
+    NoMove { text: String },
+    /// More than 8 steps.
+    TooManyMoves { text: String, steps: usize },
+    /// A step from a point (25 = the bar) where the player has no checker left.
+    NoChecker { point: u8 },
+    /// A step landing on a point the opponent holds with two or more checkers.
+    Blocked { point: u8 },
+    /// The steps are playable but not a legal play of `dice` (e.g. they leave a die unused).
+    NotLegal { text: String, dice: Dice },
+}
+
+impl PlayError {
+    /// True for the syntax errors (the text is not gnubg notation), false for illegal plays.
+    pub fn is_syntax(&self) -> bool {
+        !matches!(
+            self,
+            PlayError::NoChecker { .. } | PlayError::Blocked { .. } | PlayError::NotLegal { .. }
+        )
+    }
 }
 
 impl fmt::Display for PlayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const READ: &str = "cannot read the play:";
+        const ILLEGAL: &str = "illegal play:";
         match self {
-            PlayError::Syntax(s) => write!(f, "cannot read the play: {s}"),
-            PlayError::Illegal(s) => write!(f, "illegal play: {s}"),
+            PlayError::UnclosedParen { text } => write!(f, "{READ} unclosed '(' in {text:?}"),
+            PlayError::BadRepeatCount { text, .. } => {
+                write!(f, "{READ} bad repeat count in {text:?}")
+            }
+            PlayError::RepeatOutOfRange { text, .. } => {
+                write!(f, "{READ} repeat count out of 1..4 in {text:?}")
+            }
+            PlayError::BadPoint { text, point } => {
+                write!(f, "{READ} bad point {point:?} in {text:?}")
+            }
+            PlayError::NoSlash { text, word } => {
+                write!(f, "{READ} {word:?} has no '/' in {text:?}")
+            }
+            PlayError::FromOff { text } => write!(
+                f,
+                "{READ} a checker cannot move from off the board in {text:?}"
+            ),
+            PlayError::ToBar { text } => {
+                write!(f, "{READ} a checker cannot move to the bar in {text:?}")
+            }
+            PlayError::Backwards { text, from, to } => write!(
+                f,
+                "{READ} {}/{} moves backwards in {text:?}",
+                point_name(*from),
+                point_name(*to)
+            ),
+            PlayError::NoMove { text } => write!(f, "{READ} no move in {text:?}"),
+            PlayError::TooManyMoves { text, .. } => write!(f, "{READ} too many moves in {text:?}"),
+            PlayError::NoChecker { point } => {
+                write!(f, "{ILLEGAL} no checker on {}", point_name(*point))
+            }
+            PlayError::Blocked { point } => write!(f, "{ILLEGAL} point {point} is blocked"),
+            PlayError::NotLegal { text, dice } => {
+                write!(f, "{ILLEGAL} {text} is not a legal play of {dice} here")
+            }
         }
     }
 }
@@ -104,7 +177,7 @@ pub(crate) fn format_steps(before: &Position, steps: &[Step]) -> String {
 /// Reads gnubg notation into (from, to) steps: points 1..=24, `bar` (25), `off` (0); chains
 /// `24/18/14`, repeats `13/11(2)`; `*` and `,` are ignored.
 pub(crate) fn parse_steps(text: &str) -> Result<Vec<Step>, PlayError> {
-    let syntax = |why: &str| PlayError::Syntax(format!("{why} in {:?}", text.trim()));
+    let given = || text.trim().to_string();
     let mut steps = Vec::new();
     for word in text
         .split(|c: char| c.is_whitespace() || c == ',')
@@ -115,12 +188,17 @@ pub(crate) fn parse_steps(text: &str) -> Result<Vec<Step>, PlayError> {
             Some(open) => {
                 let close = lower
                     .strip_suffix(')')
-                    .ok_or_else(|| syntax("unclosed '('"))?;
-                let n: usize = close[open + 1..]
-                    .parse()
-                    .map_err(|_| syntax("bad repeat count"))?;
+                    .ok_or_else(|| PlayError::UnclosedParen { text: given() })?;
+                let count = &close[open + 1..];
+                let n: usize = count.parse().map_err(|_| PlayError::BadRepeatCount {
+                    text: given(),
+                    count: count.to_string(),
+                })?;
                 if !(1..=4).contains(&n) {
-                    return Err(syntax("repeat count out of 1..4"));
+                    return Err(PlayError::RepeatOutOfRange {
+                        text: given(),
+                        count: n,
+                    });
                 }
                 (&lower[..open], n)
             }
@@ -134,28 +212,36 @@ pub(crate) fn parse_steps(text: &str) -> Result<Vec<Step>, PlayError> {
                 "off" | "o" => 0,
                 _ => match part.parse::<u8>() {
                     Ok(p) if (1..=25).contains(&p) => p,
-                    _ => return Err(syntax(&format!("bad point {part:?}"))),
+                    _ => {
+                        return Err(PlayError::BadPoint {
+                            text: given(),
+                            point: part.to_string(),
+                        })
+                    }
                 },
             };
             points.push(p);
         }
         if points.len() < 2 {
-            return Err(syntax(&format!("{word:?} has no '/'")));
+            return Err(PlayError::NoSlash {
+                text: given(),
+                word: word.to_string(),
+            });
         }
         for _ in 0..repeat {
             for w in points.windows(2) {
                 if w[0] == 0 {
-                    return Err(syntax("a checker cannot move from off the board"));
+                    return Err(PlayError::FromOff { text: given() });
                 }
                 if w[1] == 25 {
-                    return Err(syntax("a checker cannot move to the bar"));
+                    return Err(PlayError::ToBar { text: given() });
                 }
                 if w[1] >= w[0] {
-                    return Err(syntax(&format!(
-                        "{}/{} moves backwards",
-                        point_name(w[0]),
-                        point_name(w[1])
-                    )));
+                    return Err(PlayError::Backwards {
+                        text: given(),
+                        from: w[0],
+                        to: w[1],
+                    });
                 }
                 steps.push(Step {
                     from: w[0],
@@ -165,10 +251,13 @@ pub(crate) fn parse_steps(text: &str) -> Result<Vec<Step>, PlayError> {
         }
     }
     if steps.is_empty() {
-        return Err(syntax("no move"));
+        return Err(PlayError::NoMove { text: given() });
     }
     if steps.len() > 8 {
-        return Err(syntax("too many moves"));
+        return Err(PlayError::TooManyMoves {
+            text: given(),
+            steps: steps.len(),
+        });
     }
     Ok(steps)
 }
@@ -181,10 +270,7 @@ pub(crate) fn apply_steps(pos: &Position, steps: &[Step]) -> Result<Position, Pl
     for s in steps {
         let from = s.from as usize - 1;
         if nibble(me, from) == 0 {
-            return Err(PlayError::Illegal(format!(
-                "no checker on {}",
-                point_name(s.from)
-            )));
+            return Err(PlayError::NoChecker { point: s.from });
         }
         me -= 1u128 << (4 * from);
         if s.to > 0 {
@@ -195,10 +281,86 @@ pub(crate) fn apply_steps(pos: &Position, steps: &[Step]) -> Result<Position, Pl
                     opp -= 1u128 << (4 * (23 - to));
                     opp += 1u128 << (4 * BAR);
                 }
-                _ => return Err(PlayError::Illegal(format!("point {} is blocked", s.to))),
+                _ => return Err(PlayError::Blocked { point: s.to }),
             }
             me += 1u128 << (4 * to);
         }
     }
     Ok(Position { me: opp, opp: me })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Dice, Position};
+    use super::PlayError;
+
+    fn parse(text: &str) -> Result<super::super::Play, PlayError> {
+        let roll: Dice = "31".parse().unwrap();
+        Position::START.parse_play(roll, text)
+    }
+
+    #[test]
+    fn syntax_errors_carry_the_text_and_the_values() {
+        let e = parse(" 13/11(5) ").unwrap_err();
+        assert_eq!(
+            e,
+            PlayError::RepeatOutOfRange {
+                text: "13/11(5)".to_string(),
+                count: 5
+            }
+        );
+        assert!(e.is_syntax());
+        assert_eq!(
+            e.to_string(),
+            "cannot read the play: repeat count out of 1..4 in \"13/11(5)\""
+        );
+        let e = parse("6/8 bar/off").unwrap_err();
+        assert_eq!(
+            e,
+            PlayError::Backwards {
+                text: "6/8 bar/off".to_string(),
+                from: 6,
+                to: 8
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "cannot read the play: 6/8 moves backwards in \"6/8 bar/off\""
+        );
+        assert_eq!(
+            parse("8/x").unwrap_err().to_string(),
+            "cannot read the play: bad point \"x\" in \"8/x\""
+        );
+        assert_eq!(
+            parse("8/5 6").unwrap_err().to_string(),
+            "cannot read the play: \"6\" has no '/' in \"8/5 6\""
+        );
+        assert_eq!(
+            parse(" ").unwrap_err().to_string(),
+            "cannot read the play: no move in \"\""
+        );
+    }
+
+    #[test]
+    fn illegal_plays_carry_the_point_or_the_roll() {
+        let e = parse("24/19").unwrap_err();
+        assert_eq!(e, PlayError::Blocked { point: 19 });
+        assert!(!e.is_syntax());
+        assert_eq!(e.to_string(), "illegal play: point 19 is blocked");
+        let e = parse("bar/22").unwrap_err();
+        assert_eq!(e, PlayError::NoChecker { point: 25 });
+        assert_eq!(e.to_string(), "illegal play: no checker on bar");
+        let e = parse(" 8/5 6/4 ").unwrap_err();
+        assert_eq!(
+            e,
+            PlayError::NotLegal {
+                text: "8/5 6/4".to_string(),
+                dice: "31".parse().unwrap()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "illegal play: 8/5 6/4 is not a legal play of 31 here"
+        );
+    }
 }

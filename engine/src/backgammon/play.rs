@@ -773,11 +773,9 @@ impl Position {
         self.plays(dice)
             .into_iter()
             .find(|p| p.result() == target)
-            .ok_or_else(|| {
-                notation::PlayError::Illegal(format!(
-                    "{} is not a legal play of {dice} here",
-                    text.trim()
-                ))
+            .ok_or_else(|| notation::PlayError::NotLegal {
+                text: text.trim().to_string(),
+                dice,
             })
     }
 }
