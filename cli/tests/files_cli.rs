@@ -245,5 +245,14 @@ fn resume_keeps_the_files_alpha_and_lambda() {
     assert_refused(&o, &["train", "--resume", "--alpha"], "--alpha 0.2 differs");
     let o = train(&resumed, &["--games", "4", "--resume", "--lambda", "0.5"]);
     assert!(o.status.success(), "{o:?}");
+    // Annealing on purpose: --new-rates continues with the new alpha and records it.
+    let args = ["--games", "5", "--resume", "--alpha", "0.02", "--new-rates"];
+    let o = train(&resumed, &args);
+    assert!(o.status.success(), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("alpha 0.02, lambda 0.5"));
+    let o = train(&resumed, &["--games", "6", "--resume"]);
+    assert!(o.status.success(), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("alpha 0.02, lambda 0.5"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -26,6 +26,10 @@ pub struct TrainArgs {
     /// Start afresh even though --out exists, overwriting its weights.
     #[arg(long)]
     force: bool,
+    /// With --resume: continue the weights with the --alpha/--lambda given instead of the
+    /// file's (annealing the learning rate); the file then records the new values.
+    #[arg(long = "new-rates", requires = "resume")]
+    new_rates: bool,
     /// Learning rate [default: 0.1, or the one in --out with --resume].
     #[arg(long)]
     alpha: Option<f32>,
@@ -80,14 +84,20 @@ fn options(args: &TrainArgs, file: Option<&NetFile>) -> Result<TrainOptions, Cli
         ("--alpha", args.alpha, saved.alpha),
         ("--lambda", args.lambda, saved.lambda),
     ] {
-        if asked.is_some_and(|a| a != have) {
+        if asked.is_some_and(|a| a != have) && !args.new_rates {
             return Err(CliError::bad_input(format!(
                 "{name} {} differs from the {have} {} was trained with: leave it out to \
-                 continue that training, or start a new file",
+                 continue that training, or pass --new-rates to continue with the new value",
                 asked.unwrap_or_default(),
                 args.out.display()
             )));
         }
+    }
+    if args.new_rates {
+        return Ok(TrainOptions {
+            alpha: args.alpha.unwrap_or(saved.alpha),
+            lambda: args.lambda.unwrap_or(saved.lambda),
+        });
     }
     Ok(saved)
 }
