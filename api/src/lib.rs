@@ -7,6 +7,7 @@
 //!   across games (see the module's table of field names).
 //! - [`bilitaire`], [`pylos`]: each game's reports (position, solve, analyze).
 //! - [`tablebase`]: building and probing the bearoff databases.
+//! - [`bench`](mod@bench): `tabula bench`, per item and per game, with the signature.
 
 pub mod backgammon;
 pub mod bench;

@@ -18,7 +18,9 @@
 //! | `moves` | a list of [`MoveEntry`]: each move with the position it leads to |
 //!
 //! Games add their own fields (an announcement, an equity) but never use these names for
-//! anything else.
+//! anything else, with one exception kept on purpose: `backgammon hint --json` lists its
+//! ranked plays under `moves` (each with its equity), as it did before these reports were
+//! typed, because programs already read that output and issue 13 froze it byte for byte.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -8,14 +8,12 @@
 use std::fmt::Display;
 use std::io::{BufRead, Write};
 use std::time::Duration;
+use tabula_solver::driver::{Analysis, Config, Driver, Limits};
 use tabula_solver::search::Searchable;
-use tabula_solver::{AtomicTable, SearchOptions, Searcher};
+use tabula_solver::AtomicTable;
 
 /// What the terminal loop needs from a game beyond the search traits.
-pub trait Interactive: Searchable + Display
-where
-    Self::Key: Into<u128>,
-{
+pub trait Interactive: Searchable + Display {
     /// The board as text, ending in a newline.
     fn diagram(&self) -> String;
     /// Who is to move and what they have to do, in words (shown in the prompt).
@@ -57,18 +55,19 @@ pub fn engine_search<G: Interactive>(
     pos: &G,
     time: Duration,
     table: &AtomicTable,
-) -> Suggestion<G::Move>
-where
-    G::Key: Into<u128>,
-{
-    let options = SearchOptions {
+) -> Suggestion<G::Move> {
+    let limits = Limits {
         time: Some(time),
-        ..SearchOptions::default()
+        ..Limits::none()
     };
-    let searcher = Searcher::new(table, options);
-    let report = searcher.analyze(pos, 200, |_| {});
-    let value = report.as_ref().map(|r| (r.value, r.exact));
-    let mv = report.and_then(|r| r.best).unwrap_or_else(|| {
+    let driver = Driver::new(table, Config::default(), limits);
+    let line = match driver.analyze(pos, 200, |_| {}) {
+        Analysis::Exact { line, .. } => Some((line, true)),
+        Analysis::Estimate { line, .. } => Some((line, false)),
+        Analysis::Stopped { .. } => None,
+    };
+    let value = line.as_ref().map(|(l, exact)| (l.value, *exact));
+    let mv = line.and_then(|(l, _)| l.best).unwrap_or_else(|| {
         let mut moves = Vec::new();
         pos.legal_moves(&mut moves);
         moves[0]
@@ -77,18 +76,12 @@ where
 }
 
 /// The engine's move (see [`engine_search`]).
-pub fn engine_move<G: Interactive>(pos: &G, time: Duration, table: &AtomicTable) -> G::Move
-where
-    G::Key: Into<u128>,
-{
+pub fn engine_move<G: Interactive>(pos: &G, time: Duration, table: &AtomicTable) -> G::Move {
     engine_search(pos, time, table).mv
 }
 
 /// Prints the legend of `G` and how to get the list of commands; call once before play.
-pub fn print_intro<G: Interactive>()
-where
-    G::Key: Into<u128>,
-{
+pub fn print_intro<G: Interactive>() {
     print!("{}", G::legend());
     println!("type a move, or 'help' for the commands (hint, undo, record, ...)");
 }
@@ -103,10 +96,7 @@ struct Played<G: tabula_engine::Game> {
 }
 
 /// A game in progress: the position, the moves that led there, the engine's table.
-struct Session<G: Interactive>
-where
-    G::Key: Into<u128>,
-{
+struct Session<G: Interactive> {
     pos: G,
     record: Vec<Played<G>>,
     table: AtomicTable,
@@ -121,10 +111,7 @@ enum Next {
     Quit,
 }
 
-impl<G: Interactive> Session<G>
-where
-    G::Key: Into<u128>,
-{
+impl<G: Interactive> Session<G> {
     fn play(&mut self, mv: G::Move, human: bool) {
         self.record.push(Played {
             before: self.pos.clone(),
@@ -234,10 +221,7 @@ pub fn play_game<G: Interactive>(
     human_to_move: impl Fn(&G) -> bool,
     time: Duration,
     input: &mut impl BufRead,
-) -> Option<G>
-where
-    G::Key: Into<u128>,
-{
+) -> Option<G> {
     let mut game = Session {
         pos: start,
         record: Vec::new(),

@@ -1,5 +1,7 @@
-//! `tabula`: the command-line front end. Each game has its own module of subcommands; all share
-//! the error convention of [`error`]: one line on stderr, exit code 2.
+//! `tabula`: the command-line front end. Each game has its own directory of subcommands; all
+//! share the error convention of [`error`]: one line on stderr (or a JSON error object on stdout
+//! under `--json`), exit code 2 for bad input, 1 for I/O or internal failures, 130 when
+//! interrupted.
 
 mod backgammon;
 mod bench;

@@ -6,8 +6,8 @@
 //! - [`Keyed`] and [`Symmetric`]: exact keys for transposition tables, optionally reduced by
 //!   symmetry (the search can run on a game without symmetry).
 //!
-//! Games with dice (backgammon) share [`Keyed`] but generate plays per roll, so they have
-//! their own chance-node trait next to their module rather than forcing dice into [`Game`].
+//! Games with dice (backgammon) generate plays per roll, so they implement the chance-game
+//! trait of [`crate::chance`] rather than forcing dice into [`Game`].
 
 use std::fmt::{Debug, Display};
 use std::hash::Hash;

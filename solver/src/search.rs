@@ -60,7 +60,7 @@ struct Outcome {
 impl Outcome {
     /// The bound the test "value of `pos` ≥ x" established: a lower bound when it holds, an
     /// upper bound when it fails. A proven bound is a fact about the game, so it may jump to
-    /// the nearest payoff an exact result can have ([`tabula_engine::Scored::exact_at_least`]).
+    /// the nearest payoff an exact result can have ([`crate::games::Backup::exact_at_least`]).
     fn bound<G: Searchable>(self, pos: &G, x: i32) -> i32 {
         match (self.holds, self.proven) {
             (true, true) => pos.exact_at_least(x),

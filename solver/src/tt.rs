@@ -235,7 +235,7 @@ fn advise_huge_pages(start: usize, bytes: usize) {
 fn advise_huge_pages(_start: usize, _bytes: usize) {}
 
 impl Table for AtomicTable {
-    // One of the two `unsafe` blocks of the workspace (the lints deny it elsewhere).
+    // One of the few `unsafe` blocks of the workspace (the lints deny it elsewhere).
     #[allow(unsafe_code)]
     fn prefetch(&self, key: u128) {
         #[cfg(target_arch = "x86_64")]

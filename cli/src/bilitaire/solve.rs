@@ -53,9 +53,10 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
     }
     let table = args.search.table()?;
     let symmetry = !args.no_symmetry;
-    let driver = Driver::new(&table, args.search.config(symmetry), limits);
     let context = common::bilitaire_table_context(pos.rules(), symmetry);
     let table_file = TableFile::open(&table, args.table.as_deref(), context)?;
+    // After the table file is loaded: the driver's clock (time_ms, --time) is the search's.
+    let driver = Driver::new(&table, args.search.config(symmetry), limits);
     let mut report = match mode {
         Mode::Solve => common::with_progress(
             &driver,
