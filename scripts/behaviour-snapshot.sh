@@ -44,7 +44,7 @@ done
 
 echo "## pylos solve --json (children's rules)"
 for p in "bwbw/wbwb/bwbw/wbw.|b../.../...|../..|. b" "bwbw/bwbw/wbwb/wbwb|bw./w../...|../..|. b"; do
-  $T pylos solve --rules children --threads 1 --json --position "$p" 2>/dev/null | strip_times || echo "rc=$?"
+  $T pylos solve --rules children --threads 1 --hash 256 --json --position "$p" 2>/dev/null | strip_times || echo "rc=$?"
 done
 
 echo "## backgammon hint --json"

@@ -49,7 +49,8 @@ pub(crate) fn cached() -> OneSided {
                 path.display()
             );
         }
-        Err(e) => eprintln!("bearoff database {}: {e}; rebuilding it", path.display()),
+        // The store error names the file already.
+        Err(e) => eprintln!("bearoff database {e}; rebuilding it"),
     }
     let table = OneSided::build();
     match save(&table, &path) {
