@@ -121,9 +121,9 @@ struct Sums {
 impl Sums {
     fn add(&mut self, v: &[f64; 5]) {
         self.n += 1;
-        for k in 0..5 {
-            self.sum[k] += v[k];
-            self.sum2[k] += v[k] * v[k];
+        for ((s, s2), &x) in self.sum.iter_mut().zip(&mut self.sum2).zip(v) {
+            *s += x;
+            *s2 += x * x;
         }
         let e = equity_f64(v);
         self.eq += e;
@@ -440,8 +440,8 @@ impl<'e> Rollout<'e> {
                 let after = self.best_zero_ply(&pos, &ranked);
                 let d: [f64; 5] = std::array::from_fn(|k| after[k] as f64 - mean[k] as f64);
                 let d = if mine { d } else { invert_difference(&d) };
-                for k in 0..5 {
-                    luck[k] += d[k];
+                for (l, x) in luck.iter_mut().zip(d) {
+                    *l += x;
                 }
             }
             pos = match ranked.first() {
