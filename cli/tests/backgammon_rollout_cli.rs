@@ -138,6 +138,39 @@ fn plays_are_ranked_with_differences_from_the_best() {
 }
 
 #[test]
+fn a_roll_without_a_legal_play_has_nothing_to_roll_out() {
+    // On the bar against a closed board (the unit tests of tabula-gammon build it).
+    let closed = "27YBBwDg/wcAQA";
+    let v = json_of(&[
+        "backgammon",
+        "rollout",
+        "--position",
+        closed,
+        "--dice",
+        "64",
+        "--trials",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 0, "{v}");
+    assert_eq!(v["trials"], 0);
+    let out = tabula(&[
+        "backgammon",
+        "rollout",
+        "--position",
+        closed,
+        "--dice",
+        "64",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No legal play."));
+}
+
+#[test]
 fn text_output_and_progress() {
     let out = tabula(&[
         "backgammon",

@@ -247,8 +247,8 @@ pub struct Progress<'a> {
     pub done: u64,
     /// Trials asked for per start.
     pub total: u64,
-    /// The results so far, one per start.
-    pub results: &'a [RolloutResult],
+    /// The estimates so far ([`RolloutResult::estimate`]), one per start.
+    pub estimates: &'a [Estimate],
 }
 
 /// A play of the rolled dice with its rollout.
@@ -370,7 +370,7 @@ impl<'e> Rollout<'e> {
         let mut acc = vec![Accumulator::default(); starts.len()];
         let mut done = 0u64;
         let mut stopped = false;
-        while done < total {
+        while done < total && !starts.is_empty() {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 stopped = true;
                 break;
@@ -398,11 +398,20 @@ impl<'e> Rollout<'e> {
                 }
                 done = t + 1;
             }
-            let results: Vec<RolloutResult> = acc.iter().map(|a| a.result(corrected)).collect();
+            let estimates: Vec<Estimate> = acc
+                .iter()
+                .map(|a| {
+                    if corrected {
+                        a.corrected.estimate()
+                    } else {
+                        a.plain.estimate()
+                    }
+                })
+                .collect();
             progress(&Progress {
                 done,
                 total,
-                results: &results,
+                estimates: &estimates,
             });
             if stopped {
                 break;
@@ -686,6 +695,36 @@ mod tests {
         .position(&Position::START, None, &mut |_| {});
         assert_eq!(whole.result, r.result);
         assert!(!whole.stopped);
+    }
+
+    #[test]
+    fn no_legal_play_means_nothing_to_roll_out() {
+        // On the bar against a closed board.
+        let mut me = [0u8; 25];
+        let mut opp = [0u8; 25];
+        me[24] = 1;
+        me[5] = 14;
+        opp[..6].fill(2);
+        opp[12] = 3;
+        let pos = Position::from_counts(me, opp).unwrap();
+        let dice: Dice = "64".parse().unwrap();
+        assert!(candidates(builtin(), &pos, dice, 5).is_empty());
+        let r = Rollout::new(builtin(), RolloutOptions::default())
+            .plays(&[], None, &mut |_| panic!("no progress without a start"));
+        assert!(r.plays.is_empty() && !r.stopped);
+        // The position itself still rolls out (the player on roll dances or enters later).
+        let options = RolloutOptions {
+            trials: 4,
+            truncate: Some(2),
+            ..RolloutOptions::default()
+        };
+        let r = Rollout::new(builtin(), options).position(&pos, None, &mut |_| {});
+        assert_eq!(r.result.trials, 4);
+        assert_eq!(
+            pos.position_id(),
+            "27YBBwDg/wcAQA",
+            "the CLI tests' position"
+        );
     }
 
     #[test]

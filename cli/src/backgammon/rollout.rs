@@ -140,15 +140,13 @@ pub(crate) fn rollout(args: &RolloutArgs) -> CliResult {
 
 /// One line of progress: trials done and the current estimate (of the best play so far).
 fn progress_line(p: &Progress, names: &[String]) -> String {
-    let best = p.results.iter().enumerate().max_by(|a, b| {
-        a.1.estimate()
-            .equity
-            .total_cmp(&b.1.estimate().equity)
-            .then(b.0.cmp(&a.0))
-    });
+    let best = p
+        .estimates
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.equity.total_cmp(&b.1.equity).then(b.0.cmp(&a.0)));
     let mut line = format!("rollout: {}/{} trials", p.done, p.total);
-    if let Some((i, r)) = best {
-        let e = r.estimate();
+    if let Some((i, e)) = best {
         let name = names.get(i).map(|n| format!("{n} ")).unwrap_or_default();
         line.push_str(&format!(", {name}{:+.3} ± {:.3}", e.equity, e.equity_se));
     }
