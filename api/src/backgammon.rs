@@ -135,6 +135,71 @@ pub struct BaselineReport {
     pub wins: u64,
 }
 
+/// Means and standard errors of a rollout's trials (`rollout --json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RolloutEstimateReport {
+    /// Cubeless equity (rounded to 6 decimals).
+    pub equity: f64,
+    /// Its standard error.
+    pub equity_se: f64,
+    /// `[win, win gammon, win backgammon, lose gammon, lose backgammon]` (rounded to 6
+    /// decimals). Luck-corrected means may stray a little outside `[0, 1]` near 0 or 1.
+    pub probabilities: [f64; 5],
+    /// Their standard errors.
+    pub probabilities_se: [f64; 5],
+}
+
+/// The rollout of a position or of one play in `rollout --json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RolloutEntryReport {
+    /// The play in gnubg notation (absent for a position's rollout).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub play: Option<String>,
+    /// The estimate: luck-corrected when the correction is on, else `plain`.
+    pub estimate: RolloutEstimateReport,
+    /// The plain mean of the trials' outcomes.
+    pub plain: RolloutEstimateReport,
+    /// For a play: its equity minus the first (best) play's, trial by trial under the same
+    /// dice, and the standard error of that difference (0 for the first play).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub difference: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub difference_se: Option<f64>,
+}
+
+/// `rollout --json`: Monte-Carlo rollouts of a position (for the player on roll) or of the
+/// candidate plays of a roll (for the mover), best first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RolloutReport {
+    /// The position rolled out (Position ID).
+    pub position: String,
+    /// The roll whose plays are compared, `null` for the position before the roll.
+    pub dice: Option<String>,
+    /// Trials played per position or play (fewer than `trials_requested` when stopped).
+    pub trials: u64,
+    pub trials_requested: u64,
+    /// Plies played before the evaluator scores the position, `null`: to the end.
+    pub truncate: Option<u32>,
+    /// The players' search depth.
+    pub plies: u8,
+    pub seed: u64,
+    /// Whether `estimate` is luck-corrected.
+    pub luck_correction: bool,
+    /// Whether the first roll cycles over the 36 rolls.
+    pub stratified: bool,
+    /// Cubeful rollouts (not yet implemented: always false).
+    pub cubeful: bool,
+    /// Stopped (Ctrl-C) before all the trials were played.
+    pub stopped: bool,
+    pub time_ms: u64,
+    /// Without dice: the position's rollout.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rollout: Option<RolloutEntryReport>,
+    /// With dice: the candidate plays' rollouts, best first (empty without dice or when no
+    /// play is legal).
+    pub moves: Vec<RolloutEntryReport>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,8 @@
 //!   identical for any thread count) and a position cache: the backgammon instance of
 //!   `tabula_solver::expectimax`.
 //! - [`cube`]: cube decisions (Janowski's model for money, the match equity table in matches).
+//! - [`rollout`]: Monte-Carlo rollouts of a position or of the plays of a roll, with luck
+//!   correction, stratified first rolls and standard errors, deterministic per seed.
 //! - [`advisor`]: what a user of the engine asks: given the match state, a position and maybe
 //!   the dice, the cube action, take or drop, and the ranked plays.
 //!
@@ -30,6 +32,7 @@ pub mod cube;
 pub mod inputs;
 pub mod net;
 pub mod rng;
+pub mod rollout;
 pub mod search;
 pub mod train;
 pub mod weights;

@@ -3,7 +3,8 @@
 //!
 //! This module parses and dispatches only. The modules below it use no module that uses them:
 //! [`args`] (shared options) and [`render`] (text and JSON reports) are leaves; [`commands`],
-//! [`game`] and [`external`] use them and the advisor of `tabula-gammon`.
+//! [`game`] and [`external`] use them and the advisor of `tabula-gammon`; [`rollout`] uses them
+//! and the rollouts of `tabula-gammon`.
 
 pub mod args;
 pub mod bearoff;
@@ -11,6 +12,7 @@ pub mod commands;
 pub mod external;
 pub mod game;
 pub mod render;
+pub mod rollout;
 pub mod train;
 
 use crate::error::{CliError, CliResult};
@@ -71,6 +73,10 @@ enum Command {
         #[command(flatten)]
         evaluator: EvaluatorArgs,
     },
+    /// Roll out a position (before the roll) or the best plays of a roll side by side:
+    /// Monte-Carlo games played out by the engine, with luck correction and standard errors
+    /// (cubeless). Ctrl-C stops and prints the result so far.
+    Rollout(rollout::RolloutArgs),
     /// Train the evaluator by self-play TD(lambda), checkpointing atomically to --out (refused if it exists, unless --resume or --force).
     Train(train::TrainArgs),
     /// Serve GNU Backgammon's external-player protocol on a TCP socket (gnubg connects).
@@ -128,6 +134,7 @@ pub fn run(args: Args) -> CliResult {
             threads,
             evaluator,
         } => commands::hint(&common, &dice, plies, threads, &evaluator),
+        Command::Rollout(args) => rollout::rollout(&args),
         Command::Train(args) => train::train(&args),
         Command::External(args) => external::run(args),
         Command::Baseline {

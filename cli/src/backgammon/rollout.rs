@@ -1,0 +1,249 @@
+//! `tabula backgammon rollout`: Monte-Carlo rollouts of a position, or of the candidate plays
+//! of a roll side by side, through [`tabula_gammon::rollout`]; progress on stderr, Ctrl-C stops
+//! and reports the trials finished (exit code 130).
+
+use std::time::{Duration, Instant};
+
+use clap::Args as ClapArgs;
+use tabula_api::backgammon::{RolloutEntryReport, RolloutEstimateReport, RolloutReport};
+use tabula_gammon::rollout::{
+    candidates, Estimate, Progress, Rollout, RolloutOptions, RolloutResult,
+};
+
+use super::args::{check_plies, rolled_dice, with_threads, Common, EvaluatorArgs};
+use super::render::print_json;
+use crate::common::{interrupt_flag, millis};
+use crate::error::{CliError, CliResult};
+
+/// The options of `rollout`.
+#[derive(ClapArgs, Debug)]
+pub struct RolloutArgs {
+    #[command(flatten)]
+    common: Common,
+    /// The roll whose plays to compare, e.g. 31 (default: the dice of the XGID or Match ID, if
+    /// rolled); without, the position is rolled out for the player on roll, before the roll.
+    #[arg(long, short)]
+    dice: Option<String>,
+    /// Games played out per position or play.
+    #[arg(long, default_value_t = 1296, value_parser = clap::value_parser!(u64).range(1..))]
+    trials: u64,
+    /// Plies (turns) played before the evaluator scores the position (default: to the end).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    truncate: Option<u32>,
+    /// The players' search depth, 0 (the net alone) to 3.
+    #[arg(long, default_value_t = 0)]
+    plies: u8,
+    /// With dice: roll out the best N plays by the net (0-ply); 0 for every legal play.
+    #[arg(long, default_value_t = 5)]
+    candidates: usize,
+    /// Cubeful rollouts (not implemented yet: refused).
+    #[arg(long)]
+    cubeful: bool,
+    /// Plain means only: no luck correction (variance reduction).
+    #[arg(long = "no-luck-correction")]
+    no_luck_correction: bool,
+    /// Seed of the dice. The results depend on it and on --trials, not on --threads.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads, 1 to 256. The results do not depend on it.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    #[command(flatten)]
+    evaluator: EvaluatorArgs,
+}
+
+/// `rollout`.
+pub(crate) fn rollout(args: &RolloutArgs) -> CliResult {
+    check_plies(args.plies)?;
+    if args.cubeful {
+        return Err(CliError::bad_input(
+            "--cubeful: cubeful rollouts are not implemented yet (the rollout is cubeless)",
+        ));
+    }
+    let input = args.common.input()?;
+    let dice = rolled_dice(&args.dice, &input)?;
+    // After the checks: a typo should not wait for a bearoff database to be built.
+    let eval = args.evaluator.load()?;
+    let pos = input.position;
+    let options = RolloutOptions {
+        trials: args.trials,
+        truncate: args.truncate,
+        plies: args.plies,
+        seed: args.seed,
+        luck_correction: !args.no_luck_correction,
+        stratify: true,
+    };
+    let stop = interrupt_flag();
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let plays = dice.map(|d| candidates(&eval, &pos, d, args.candidates));
+    let names: Vec<String> = plays.iter().flatten().map(|p| p.notation()).collect();
+    let mut progress = |p: &Progress| {
+        let finished = p.done == p.total;
+        if !finished && last.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        last = Instant::now();
+        eprintln!("{}", progress_line(p, &names));
+    };
+    let (results, stopped) = with_threads(args.threads, || {
+        let rollout = Rollout::new(&eval, options);
+        match &plays {
+            None => {
+                let r = rollout.position(&pos, Some(stop), &mut progress);
+                (vec![(None, r.result)], r.stopped)
+            }
+            Some(plays) => {
+                let r = rollout.plays(plays, Some(stop), &mut progress);
+                let results = r
+                    .plays
+                    .into_iter()
+                    .map(|p| (Some(p.play.notation()), p.result))
+                    .collect();
+                (results, r.stopped)
+            }
+        }
+    })?;
+    let trials = results.first().map_or(0, |r| r.1.trials);
+    let best = results.first().map(|r| r.1.clone());
+    let entries: Vec<RolloutEntryReport> = results
+        .iter()
+        .map(|(play, r)| entry(play.clone(), r, best.as_ref().filter(|_| play.is_some())))
+        .collect();
+    let report = RolloutReport {
+        position: pos.position_id(),
+        dice: dice.map(|d| d.to_string()),
+        trials,
+        trials_requested: args.trials,
+        truncate: args.truncate,
+        plies: args.plies,
+        seed: args.seed,
+        luck_correction: options.luck_correction,
+        stratified: options.stratify,
+        cubeful: false,
+        stopped,
+        time_ms: millis(started.elapsed()),
+        rollout: if dice.is_none() {
+            entries.first().cloned()
+        } else {
+            None
+        },
+        moves: if dice.is_some() { entries } else { Vec::new() },
+    };
+    if args.common.json {
+        return print_json(&report);
+    }
+    print!("{}", report_text(&report));
+    eprintln!("{:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// One line of progress: trials done and the current estimate (of the best play so far).
+fn progress_line(p: &Progress, names: &[String]) -> String {
+    let best = p
+        .estimates
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.equity.total_cmp(&b.1.equity).then(b.0.cmp(&a.0)));
+    let mut line = format!("rollout: {}/{} trials", p.done, p.total);
+    if let Some((i, e)) = best {
+        let name = names.get(i).map(|n| format!("{n} ")).unwrap_or_default();
+        line.push_str(&format!(", {name}{:+.3} ± {:.3}", e.equity, e.equity_se));
+    }
+    line
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+fn estimate_report(e: &Estimate) -> RolloutEstimateReport {
+    RolloutEstimateReport {
+        equity: round6(e.equity),
+        equity_se: round6(e.equity_se),
+        probabilities: e.probabilities.map(round6),
+        probabilities_se: e.probabilities_se.map(round6),
+    }
+}
+
+/// A rollout's entry; with `best`, the difference from the best play.
+fn entry(
+    play: Option<String>,
+    r: &RolloutResult,
+    best: Option<&RolloutResult>,
+) -> RolloutEntryReport {
+    let diff = best.map(|b| r.difference(b));
+    RolloutEntryReport {
+        play,
+        estimate: estimate_report(r.estimate()),
+        plain: estimate_report(&r.plain),
+        difference: diff.map(|d| round6(d.0)),
+        difference_se: diff.map(|d| round6(d.1)),
+    }
+}
+
+/// The chances of an estimate as percentages, gnubg style.
+fn chances(e: &RolloutEstimateReport) -> String {
+    let p = e.probabilities.map(|x| 100.0 * x);
+    format!(
+        "win {:5.1}% (g {:4.1}% bg {:4.1}%)  lose g {:4.1}% bg {:4.1}%",
+        p[0], p[1], p[2], p[3], p[4]
+    )
+}
+
+/// The report as text.
+fn report_text(r: &RolloutReport) -> String {
+    let depth = match r.truncate {
+        Some(n) => format!("truncated after {n} plies"),
+        None => "to the end".to_string(),
+    };
+    let luck = if r.luck_correction {
+        "luck-corrected"
+    } else {
+        "plain means"
+    };
+    let mut out =
+        format!(
+        "Rollout of {}{}: {} of {} trials{}, {}-ply players, {depth}, seed {}, {luck} (cubeless)\n",
+        r.position,
+        r.dice.as_ref().map(|d| format!(" with {d}")).unwrap_or_default(),
+        r.trials,
+        r.trials_requested,
+        if r.stopped { " (stopped)" } else { "" },
+        r.plies,
+        r.seed
+    );
+    if let Some(e) = &r.rollout {
+        out.push_str(&format!(
+            "  player on roll: equity {:+.3} ± {:.3}  {}\n",
+            e.estimate.equity,
+            e.estimate.equity_se,
+            chances(&e.estimate)
+        ));
+    }
+    if r.dice.is_some() && r.moves.is_empty() {
+        out.push_str("  No legal play.\n");
+    }
+    let width = r
+        .moves
+        .iter()
+        .filter_map(|m| m.play.as_ref().map(String::len))
+        .max()
+        .unwrap_or(0);
+    for (i, m) in r.moves.iter().enumerate() {
+        let diff = match (i, m.difference, m.difference_se) {
+            (0, ..) => String::new(),
+            (_, Some(d), Some(se)) => format!("  ({d:+.3} ± {se:.3})"),
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "{:3}. {:width$}  {:+.3} ± {:.3}  {}{diff}\n",
+            i + 1,
+            m.play.as_deref().unwrap_or(""),
+            m.estimate.equity,
+            m.estimate.equity_se,
+            chances(&m.estimate)
+        ));
+    }
+    out
+}
