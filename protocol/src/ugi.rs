@@ -450,10 +450,12 @@ impl Ugi {
                 };
                 GameKind::Pylos(pylos::Rules::new(variant, takeback))
             }
-            other => return Err(bad(format!(
+            other => {
+                return Err(bad(format!(
                 "unknown game {:?}: expected bilitaire or pylos (backgammon: start with `ubgi`)",
                 shorten(other)
-            ))),
+            )))
+            }
         };
         if game != self.game {
             self.table = None;
@@ -590,8 +592,8 @@ impl Ugi {
         let depth = go.depth.unwrap_or(MAX_DEPTH);
         let sink = self.sink.clone();
         let job = match &self.pos {
-            Pos::Bilitaire(p) => spawn(p.clone(), go, table, config, limits, depth, sink)?,
-            Pos::Pylos(p) => spawn(p.clone(), go, table, config, limits, depth, sink)?,
+            Pos::Bilitaire(p) => spawn(*p, go, table, config, limits, depth, sink)?,
+            Pos::Pylos(p) => spawn(*p, go, table, config, limits, depth, sink)?,
         };
         self.job = Some(job);
         self.job_bounded = bounded;
