@@ -7,6 +7,7 @@ mod backgammon;
 mod bench;
 mod bilitaire;
 mod common;
+mod engine;
 mod error;
 mod interactive;
 mod pylos;
@@ -38,6 +39,9 @@ enum GameCommand {
     Tablebase(tablebase::Args),
     /// Benchmark search speed on built-in suites, with a node signature.
     Bench(bench::Args),
+    /// Run as an engine: the UGI protocol (first line `ugi`: Bi-litaire, Pylos) or UBGI
+    /// (first line `ubgi`: backgammon) on stdin/stdout, or over TCP with --listen.
+    Engine(engine::Args),
 }
 
 /// Output piped into a reader that stops early (`tabula … | head`) ends the process quietly, as
@@ -97,6 +101,7 @@ fn main() {
         GameCommand::Pylos(args) => pylos::run(args),
         GameCommand::Tablebase(args) => tablebase::run(args),
         GameCommand::Bench(args) => bench::run(args),
+        GameCommand::Engine(args) => engine::run(args),
     };
     if let Err(err) = result {
         fail(err);
