@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args as ClapArgs;
 use tabula_api::backgammon::{RolloutEntryReport, RolloutEstimateReport, RolloutReport};
+use tabula_engine::backgammon::{Dice, Play, Position};
 use tabula_gammon::rollout::{
     candidates, Estimate, Progress, Rollout, RolloutOptions, RolloutResult,
 };
+use tabula_gammon::Evaluator;
 
 use super::args::{check_plies, rolled_dice, with_threads, Common, EvaluatorArgs};
 use super::render::print_json;
@@ -73,11 +75,39 @@ pub(crate) fn rollout(args: &RolloutArgs) -> CliResult {
         luck_correction: !args.no_luck_correction,
         stratify: true,
     };
-    let stop = interrupt_flag();
     let started = Instant::now();
-    let mut last = Instant::now();
     let plays = dice.map(|d| candidates(&eval, &pos, d, args.candidates));
-    let names: Vec<String> = plays.iter().flatten().map(|p| p.notation()).collect();
+    let (results, stopped) = run_trials(args, &eval, &pos, plays.as_deref(), options)?;
+    let report = build_report(args, &pos, dice, options, &results, stopped, started);
+    if args.common.json {
+        return print_json(&report);
+    }
+    print!("{}", report_text(&report));
+    eprintln!("{:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// A rollout's result with its play's name (none for the position itself).
+type Named = (Option<String>, RolloutResult);
+
+/// The rollout of the position (no plays) or of each play, on `--threads` threads, with
+/// progress on stderr at most once a second: each result with its play's name, and whether
+/// Ctrl-C stopped it early.
+fn run_trials(
+    args: &RolloutArgs,
+    eval: &Evaluator,
+    pos: &Position,
+    plays: Option<&[Play]>,
+    options: RolloutOptions,
+) -> Result<(Vec<Named>, bool), CliError> {
+    let stop = interrupt_flag();
+    let mut last = Instant::now();
+    let names: Vec<String> = plays
+        .iter()
+        .copied()
+        .flatten()
+        .map(|p| p.notation())
+        .collect();
     let mut progress = |p: &Progress| {
         let finished = p.done == p.total;
         if !finished && last.elapsed() < Duration::from_secs(1) {
@@ -86,11 +116,11 @@ pub(crate) fn rollout(args: &RolloutArgs) -> CliResult {
         last = Instant::now();
         eprintln!("{}", progress_line(p, &names));
     };
-    let (results, stopped) = with_threads(args.threads, || {
-        let rollout = Rollout::new(&eval, options);
-        match &plays {
+    with_threads(args.threads, || {
+        let rollout = Rollout::new(eval, options);
+        match plays {
             None => {
-                let r = rollout.position(&pos, Some(stop), &mut progress);
+                let r = rollout.position(pos, Some(stop), &mut progress);
                 (vec![(None, r.result)], r.stopped)
             }
             Some(plays) => {
@@ -103,14 +133,26 @@ pub(crate) fn rollout(args: &RolloutArgs) -> CliResult {
                 (results, r.stopped)
             }
         }
-    })?;
+    })
+}
+
+/// The report of a finished (or stopped) rollout.
+fn build_report(
+    args: &RolloutArgs,
+    pos: &Position,
+    dice: Option<Dice>,
+    options: RolloutOptions,
+    results: &[Named],
+    stopped: bool,
+    started: Instant,
+) -> RolloutReport {
     let trials = results.first().map_or(0, |r| r.1.trials);
     let best = results.first().map(|r| r.1.clone());
     let entries: Vec<RolloutEntryReport> = results
         .iter()
         .map(|(play, r)| entry(play.clone(), r, best.as_ref().filter(|_| play.is_some())))
         .collect();
-    let report = RolloutReport {
+    RolloutReport {
         position: pos.position_id(),
         dice: dice.map(|d| d.to_string()),
         trials,
@@ -129,13 +171,7 @@ pub(crate) fn rollout(args: &RolloutArgs) -> CliResult {
             None
         },
         moves: if dice.is_some() { entries } else { Vec::new() },
-    };
-    if args.common.json {
-        return print_json(&report);
     }
-    print!("{}", report_text(&report));
-    eprintln!("{:.1} s", started.elapsed().as_secs_f64());
-    Ok(())
 }
 
 /// One line of progress: trials done and the current estimate (of the best play so far).
