@@ -165,6 +165,60 @@ pub struct RolloutEntryReport {
     pub difference: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub difference_se: Option<f64>,
+    /// Cubeful rollouts: the cubeful estimate (then `difference` is cubeful too).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cubeful: Option<RolloutCubefulReport>,
+}
+
+/// A cubeful rollout's estimate in `rollout --cubeful --json`, normalised for the root player:
+/// money, points per unit of the cube at the start (double/pass is +1); match, gnubg's
+/// normalised equity `2·(MWC − L)/(W − L) − 1`, `W` and `L` the match winning chances after
+/// winning and losing the current cube's value (double/pass is again +1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RolloutCubefulReport {
+    /// Luck-corrected when the correction is on (rounded to 6 decimals).
+    pub equity: f64,
+    pub equity_se: f64,
+    /// The plain mean of the trials.
+    pub plain_equity: f64,
+    pub plain_equity_se: f64,
+    /// At a match score: `equity` as a match winning chance, and its standard error.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub match_winning_chance: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub match_winning_chance_se: Option<f64>,
+}
+
+/// One cube action of `rollout --cubeful --json` without dice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RolloutCubeActionReport {
+    /// `no double`, `double, take` or `double, pass`.
+    pub action: String,
+    /// Normalised cubeful equity (double/pass: exactly 1).
+    pub equity: f64,
+    /// Its standard error (0 for double/pass).
+    pub equity_se: f64,
+    /// At a match score: the match winning chance.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub match_winning_chance: Option<f64>,
+    /// This action's equity minus the proper action's, and the standard error of that
+    /// difference (no double and double/take are paired trial by trial).
+    pub difference: f64,
+    pub difference_se: f64,
+}
+
+/// The cube actions ranked by `rollout --cubeful --json` without dice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RolloutCubeReport {
+    /// The proper action: `no double, take`, `double, take`, `double, pass`, `too good,
+    /// pass`, or `no double (the cube is not available)`.
+    pub action: String,
+    /// Whether the player on roll may double now.
+    pub may_double: bool,
+    /// The opponent should take a double.
+    pub take: bool,
+    /// No double, then (when the player may double) double/take and double/pass.
+    pub actions: Vec<RolloutCubeActionReport>,
 }
 
 /// `rollout --json`: Monte-Carlo rollouts of a position (for the player on roll) or of the
@@ -187,8 +241,15 @@ pub struct RolloutReport {
     pub luck_correction: bool,
     /// Whether the first roll cycles over the 36 rolls.
     pub stratified: bool,
-    /// Cubeful rollouts (not yet implemented: always false).
+    /// Cubeful rollouts (`--cubeful`): the cube played in every trial.
     pub cubeful: bool,
+    /// Cubeful: the Match ID whose score and cube were used (`null`: money, centred cube).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub match_id: Option<String>,
+    /// Cubeful without dice: the cube actions ranked (`rollout` is then the no-double
+    /// rollout).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cube: Option<RolloutCubeReport>,
     /// Stopped (Ctrl-C) before all the trials were played.
     pub stopped: bool,
     pub time_ms: u64,

@@ -29,8 +29,24 @@
 //! outcomes nearly constant. This is GNU Backgammon's variance reduction at 0-ply; it costs a
 //! 1-ply evaluation per turn. The plain (uncorrected) estimate is reported beside it.
 //!
-//! **Cube.** These rollouts are cubeless; cubeful rollouts (the cube handled by the advisor at
-//! each turn) are not implemented yet.
+//! **Cube** ([`RolloutOptions::cube`]). A cubeful trial plays the cube too: before each roll
+//! the player on roll, when the cube is available to them, decides with [`cube::decide`] on the
+//! evaluation at [`RolloutOptions::plies`] (Janowski's model at
+//! [`RolloutOptions::cube_efficiency`]; the match equity table at a match score, with the
+//! Crawford rule and dead cubes), and the opponent takes or passes by the same decision. A pass
+//! ends the trial: the doubler wins the cube's value (the cubeless outcome of that trial is then
+//! the evaluation the decision was made on, as a truncation would take it). Otherwise the game
+//! is played to its end (or truncated, then scored by the cubeful value of [`cube::cubeful`]).
+//! The result is the points won × the cube (Jacoby rule: single points while the cube is
+//! centred) or, at a match score, the match winning chance after the game
+//! ([`met::equity_after`]). It is reported normalised: money, in units of the cube at the start
+//! (so a double/pass is +1); match, as gnubg's normalised equity
+//! `2·(MWC − L)/(W − L) − 1`, `W` and `L` the MWC after winning and losing that cube's value as
+//! a single game (a double/pass is again +1); [`CubefulEstimate`] keeps the MWC too. The luck
+//! correction subtracts each roll's cubeless luck scaled by the cube in force at that roll
+//! (money: × its value; match: × `(W − L)/2` at its value), as gnubg does: the scale is known
+//! before the roll, so the correction stays unbiased. [`Rollout::cube_decision`] rolls out *no
+//! double* and *double/take* with the same dice and ranks the cube actions.
 //!
 //! ```
 //! use tabula_engine::backgammon::Position;
@@ -51,6 +67,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use tabula_engine::backgammon::{Dice, Play, Position};
 
+use tabula_engine::backgammon::met;
+
+use crate::cube::{self, CubeAction, CubeOwner, CubeState, MatchScore, DEFAULT_CUBE_EFFICIENCY};
 use crate::net::{equity, game_over, invert, Evaluator, Probabilities};
 use crate::rng::Rng;
 use crate::search::{RankedPlay, SearchOptions, Searcher};
@@ -79,6 +98,12 @@ pub struct RolloutOptions {
     pub luck_correction: bool,
     /// Cycle the first roll over the 36 rolls instead of drawing it.
     pub stratify: bool,
+    /// Cubeful: the cube at the start, seen by the root player (the player on roll of
+    /// [`Rollout::position`] and [`Rollout::cube_decision`], the mover of [`Rollout::plays`]);
+    /// `None`: cubeless.
+    pub cube: Option<CubeState>,
+    /// Janowski's cube efficiency of the players' cube decisions (see [`cube`]).
+    pub cube_efficiency: f64,
 }
 
 impl Default for RolloutOptions {
@@ -90,6 +115,8 @@ impl Default for RolloutOptions {
             seed: 1,
             luck_correction: true,
             stratify: true,
+            cube: None,
+            cube_efficiency: DEFAULT_CUBE_EFFICIENCY,
         }
     }
 }
@@ -153,6 +180,155 @@ fn equity_f64(p: &[f64; 5]) -> f64 {
     2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
 }
 
+/// The cubeless equity of a difference of two probability vectors.
+fn equity_difference(d: &[f64; 5]) -> f64 {
+    2.0 * d[0] + d[1] + d[2] - d[3] - d[4]
+}
+
+/// Running sums of one scalar, in trial order.
+#[derive(Clone, Copy, Debug, Default)]
+struct Mean {
+    n: u64,
+    s: f64,
+    s2: f64,
+}
+
+impl Mean {
+    fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.s += x;
+        self.s2 += x * x;
+    }
+
+    /// The mean and its standard error (0 with fewer than two values).
+    fn estimate(&self) -> (f64, f64) {
+        let n = self.n.max(1) as f64;
+        let se = if self.n < 2 {
+            0.0
+        } else {
+            ((self.s2 - self.s * self.s / n).max(0.0) / (n - 1.0) / n).sqrt()
+        };
+        (self.s / n, se)
+    }
+}
+
+/// A cubeful rollout's estimate for the root player, normalised (see the module
+/// documentation: money, points per unit of the starting cube; match, gnubg's normalised
+/// equity, +1 for winning the starting cube's value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubefulEstimate {
+    /// Cubeful equity: luck-corrected when the correction is on, else the plain mean.
+    pub equity: f64,
+    /// Its standard error.
+    pub equity_se: f64,
+    /// The plain (uncorrected) mean and its standard error.
+    pub plain_equity: f64,
+    pub plain_equity_se: f64,
+    /// At a match score: `equity` as the root player's match winning chance, and its
+    /// standard error; `None` for money.
+    pub match_winning_chance: Option<(f64, f64)>,
+}
+
+/// How a cubeful start's results are normalised: the cube value counted as one unit, and the
+/// root player's match score (`None`: money).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Norm {
+    unit: u32,
+    score: Option<MatchScore>,
+}
+
+impl Norm {
+    fn of(state: &CubeState) -> Norm {
+        Norm {
+            unit: state.value,
+            score: state.match_score,
+        }
+    }
+
+    /// At a match score: the root player's MWC after winning (`W`) and losing (`L`) the unit.
+    fn span(&self) -> Option<(f64, f64)> {
+        self.score
+            .map(|m| (mwc_after(&m, 0, self.unit), mwc_after(&m, 1, self.unit)))
+    }
+
+    /// The normalised equity of a result (money: points; match: MWC).
+    fn equity(&self, raw: f64) -> f64 {
+        match self.span() {
+            None => raw / f64::from(self.unit),
+            Some((w, l)) => 2.0 * (raw - l) / (w - l).max(1e-12) - 1.0,
+        }
+    }
+
+    /// The MWC of a normalised equity and of its standard error.
+    fn match_winning_chance(&self, equity: f64, se: f64) -> Option<(f64, f64)> {
+        self.span()
+            .map(|(w, l)| (l + (equity + 1.0) / 2.0 * (w - l), se / 2.0 * (w - l)))
+    }
+}
+
+/// The MWC of the side whose score comes first in `m` after `winner` (0 or 1) wins `points`.
+fn mwc_after(m: &MatchScore, winner: usize, points: u32) -> f64 {
+    met::equity_after(m.length, m.score, m.crawford, winner, points, 0).unwrap_or(0.5)
+}
+
+/// The cube seen by the other player.
+fn flipped(c: &CubeState) -> CubeState {
+    CubeState {
+        owner: match c.owner {
+            CubeOwner::Centred => CubeOwner::Centred,
+            CubeOwner::Me => CubeOwner::Opponent,
+            CubeOwner::Opponent => CubeOwner::Me,
+        },
+        match_score: c.match_score.map(|m| MatchScore {
+            score: [m.score[1], m.score[0]],
+            ..m
+        }),
+        ..*c
+    }
+}
+
+/// What the player on roll of cube `c` has once the game ends, `won` or lost, for `points`
+/// (already times the cube): money, the points (signed); match, the MWC after it.
+fn settle(c: &CubeState, won: bool, points: u32) -> f64 {
+    match c.match_score {
+        None if won => f64::from(points),
+        None => -f64::from(points),
+        Some(m) => mwc_after(&m, usize::from(!won), points),
+    }
+}
+
+/// The cubeful result for the player on roll of a finished game (`p`: its 0/1 outcome).
+fn game_value(p: &Probabilities, c: &CubeState) -> f64 {
+    let won = p[0] > 0.5;
+    let kind = if won {
+        1.0 + p[1] + p[2]
+    } else {
+        1.0 + p[3] + p[4]
+    };
+    let jacoby = c.jacoby && c.match_score.is_none() && c.owner == CubeOwner::Centred;
+    let per_cube = if jacoby { 1 } else { kind.round() as u32 };
+    settle(c, won, per_cube * c.value)
+}
+
+/// The cubeful result for the player on roll of a truncated game, from the cubeless
+/// evaluation `p` (money: points; match: MWC).
+fn truncated_value(p: &Probabilities, c: &CubeState, x: f64) -> f64 {
+    let v = cube::cubeful(p, c, x);
+    match c.match_score {
+        None => v * f64::from(c.value),
+        Some(_) => v,
+    }
+}
+
+/// The scale of a roll's cubeless luck in the result's units with cube `c` in force: money,
+/// its value; match, half the MWC between winning and losing its value.
+fn luck_scale(c: &CubeState) -> f64 {
+    match c.match_score {
+        None => f64::from(c.value),
+        Some(m) => (mwc_after(&m, 0, c.value) - mwc_after(&m, 1, c.value)) / 2.0,
+    }
+}
+
 /// The rollout of one start.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RolloutResult {
@@ -165,6 +341,12 @@ pub struct RolloutResult {
     /// Each trial's equity as [`RolloutResult::estimate`] counts it (corrected when on), in
     /// trial order: for the paired differences of [`RolloutResult::difference`].
     pub trial_equities: Vec<f64>,
+    /// Cubeful rollouts: the cubeful estimate (the cubeless ones above are then those of the
+    /// cubeful games, a game ended by a pass counted at the evaluation of that moment).
+    pub cubeful: Option<CubefulEstimate>,
+    /// Each trial's normalised cubeful equity as `cubeful.equity` counts it, in trial order
+    /// (empty when cubeless).
+    pub trial_cubeful: Vec<f64>,
 }
 
 impl RolloutResult {
@@ -173,17 +355,29 @@ impl RolloutResult {
         self.corrected.as_ref().unwrap_or(&self.plain)
     }
 
-    /// The mean of this start's equity minus `other`'s, trial by trial over the trials both
-    /// played (same seed: the same dice), with its standard error: the error of a comparison
-    /// under common random numbers.
-    pub fn difference(&self, other: &RolloutResult) -> (f64, f64) {
-        let mut s = Sums::default();
-        for (a, b) in self.trial_equities.iter().zip(&other.trial_equities) {
-            // Equity of [d, 0, 0, 0, 0] is 2d − 1: feed d = (a − b + 1) / 2.
-            s.add(&[(a - b + 1.0) / 2.0, 0.0, 0.0, 0.0, 0.0]);
+    /// The equity plays are ranked by: cubeful when the rollout is, else the cubeless
+    /// estimate's.
+    pub fn value(&self) -> (f64, f64) {
+        match &self.cubeful {
+            Some(c) => (c.equity, c.equity_se),
+            None => (self.estimate().equity, self.estimate().equity_se),
         }
-        let e = s.estimate();
-        (e.equity, e.equity_se)
+    }
+
+    /// The mean of this start's equity ([`RolloutResult::value`]: cubeful when the rollout
+    /// is) minus `other`'s, trial by trial over the trials both played (same seed: the same
+    /// dice), with its standard error: the error of a comparison under common random numbers.
+    pub fn difference(&self, other: &RolloutResult) -> (f64, f64) {
+        let (a, b) = if self.cubeful.is_some() && other.cubeful.is_some() {
+            (&self.trial_cubeful, &other.trial_cubeful)
+        } else {
+            (&self.trial_equities, &other.trial_equities)
+        };
+        let mut m = Mean::default();
+        for (a, b) in a.iter().zip(b) {
+            m.add(a - b);
+        }
+        m.estimate()
     }
 }
 
@@ -193,23 +387,53 @@ struct Accumulator {
     plain: Sums,
     corrected: Sums,
     equities: Vec<f64>,
+    cubeful_plain: Mean,
+    cubeful_corrected: Mean,
+    cubeful: Vec<f64>,
 }
 
 impl Accumulator {
-    fn add(&mut self, t: &Trial, corrected: bool) {
+    fn add(&mut self, t: &Trial, corrected: bool, norm: Option<Norm>) {
         self.plain.add(&t.outcome);
         let c: [f64; 5] = std::array::from_fn(|k| t.outcome[k] - t.luck[k]);
         self.corrected.add(&c);
         self.equities
             .push(equity_f64(if corrected { &c } else { &t.outcome }));
+        if let (Some(n), Some(cf)) = (norm, t.cubeful) {
+            let plain = n.equity(cf.value);
+            let fixed = n.equity(cf.value - cf.luck);
+            self.cubeful_plain.add(plain);
+            self.cubeful_corrected.add(fixed);
+            self.cubeful.push(if corrected { fixed } else { plain });
+        }
     }
 
-    fn result(&self, corrected: bool) -> RolloutResult {
+    /// The cubeful estimate so far.
+    fn cubeful_estimate(&self, corrected: bool, norm: Option<Norm>) -> Option<CubefulEstimate> {
+        let n = norm?;
+        let (plain_equity, plain_equity_se) = self.cubeful_plain.estimate();
+        let (equity, equity_se) = if corrected {
+            self.cubeful_corrected.estimate()
+        } else {
+            (plain_equity, plain_equity_se)
+        };
+        Some(CubefulEstimate {
+            equity,
+            equity_se,
+            plain_equity,
+            plain_equity_se,
+            match_winning_chance: n.match_winning_chance(equity, equity_se),
+        })
+    }
+
+    fn result(&self, corrected: bool, norm: Option<Norm>) -> RolloutResult {
         RolloutResult {
             trials: self.plain.n,
             plain: self.plain.estimate(),
             corrected: corrected.then(|| self.corrected.estimate()),
             trial_equities: self.equities.clone(),
+            cubeful: self.cubeful_estimate(corrected, norm),
+            trial_cubeful: self.cubeful.clone(),
         }
     }
 }
@@ -219,6 +443,31 @@ impl Accumulator {
 struct Trial {
     outcome: [f64; 5],
     luck: [f64; 5],
+    cubeful: Option<CubefulTrial>,
+}
+
+/// A cubeful trial's result (money: points; match: MWC) and its summed luck scaled by the
+/// cube (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+struct CubefulTrial {
+    value: f64,
+    luck: f64,
+    /// `value` is a match winning chance.
+    mwc: bool,
+}
+
+impl CubefulTrial {
+    fn inverted(&self) -> CubefulTrial {
+        CubefulTrial {
+            value: if self.mwc {
+                1.0 - self.value
+            } else {
+                -self.value
+            },
+            luck: -self.luck,
+            mwc: self.mwc,
+        }
+    }
 }
 
 impl Trial {
@@ -227,8 +476,23 @@ impl Trial {
         Trial {
             outcome: invert_f64(&self.outcome),
             luck: invert_difference(&self.luck),
+            cubeful: self.cubeful.map(|c| c.inverted()),
         }
     }
+}
+
+/// Where the trials of one start begin.
+#[derive(Clone, Copy, Debug)]
+struct Start {
+    pos: Position,
+    /// The outcome is for the opponent of the player on roll of `pos`.
+    flip: bool,
+    /// Cubeful: the cube seen by the player on roll of `pos`.
+    cube: Option<CubeState>,
+    /// The player on roll of `pos` may double before the first roll.
+    first_double: bool,
+    /// Cubeful: how the results are normalised (for the root player).
+    norm: Option<Norm>,
 }
 
 fn invert_f64(p: &[f64; 5]) -> [f64; 5] {
@@ -249,6 +513,8 @@ pub struct Progress<'a> {
     pub total: u64,
     /// The estimates so far ([`RolloutResult::estimate`]), one per start.
     pub estimates: &'a [Estimate],
+    /// Cubeful rollouts: the cubeful estimates so far, one per start (empty when cubeless).
+    pub cubeful: &'a [CubefulEstimate],
 }
 
 /// A play of the rolled dice with its rollout.
@@ -273,6 +539,108 @@ pub struct PlaysRollout {
     pub plays: Vec<PlayRollout>,
     /// Stopped by the stop flag before all the trials were played.
     pub stopped: bool,
+}
+
+/// The rollouts of the cube actions of a position before the roll (see
+/// [`Rollout::cube_decision`]): equities normalised for the player on roll, double/pass +1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CubeRollout {
+    /// Whether the rules let the player on roll double now.
+    pub may_double: bool,
+    /// No double: the game played on with the cube as it is (doubling later allowed).
+    pub no_double: RolloutResult,
+    /// Double, take: the cube at twice its value, owned by the opponent; `None` when the
+    /// player may not double.
+    pub double_take: Option<RolloutResult>,
+    /// Double, pass: exactly +1 (the current cube's value won).
+    pub double_pass: f64,
+    /// At a match score: the MWC of winning the current cube's value.
+    pub double_pass_mwc: Option<f64>,
+    /// Stopped by the stop flag before all the trials were played.
+    pub stopped: bool,
+}
+
+impl CubeRollout {
+    /// The opponent should take a double (double/take at most double/pass).
+    pub fn take(&self) -> bool {
+        self.double_take
+            .as_ref()
+            .is_none_or(|dt| dt.value().0 <= self.double_pass)
+    }
+
+    /// The proper cube action by the rollout's means.
+    pub fn action(&self) -> CubeAction {
+        let nd = self.no_double.value().0;
+        match &self.double_take {
+            None => CubeAction::NoDouble,
+            Some(dt) if self.take() => {
+                if dt.value().0 > nd {
+                    CubeAction::DoubleTake
+                } else {
+                    CubeAction::NoDouble
+                }
+            }
+            Some(_) if nd > self.double_pass => CubeAction::TooGood,
+            Some(_) => CubeAction::DoublePass,
+        }
+    }
+
+    /// The action in words, as gnubg reports a cube rollout: `no double, take`, `double,
+    /// take`, `double, pass`, `too good, pass`, or `no double (the cube is not available)`.
+    pub fn action_text(&self) -> &'static str {
+        if !self.may_double {
+            return "no double (the cube is not available)";
+        }
+        match self.action() {
+            CubeAction::NoDouble => "no double, take",
+            CubeAction::DoubleTake => "double, take",
+            CubeAction::DoublePass => "double, pass",
+            CubeAction::TooGood => "too good, pass",
+        }
+    }
+
+    /// The equity of the proper action (the doubler's best, the receiver answering best).
+    pub fn best(&self) -> f64 {
+        let nd = self.no_double.value().0;
+        match &self.double_take {
+            None => nd,
+            Some(dt) => nd.max(dt.value().0.min(self.double_pass)),
+        }
+    }
+
+    /// Each action's equity minus the proper action's, with the standard error of that
+    /// difference (paired trial by trial between no double and double/take; double/pass is
+    /// exact): `[no double, double/take, double/pass]`, `None` for double/take when the player
+    /// may not double.
+    pub fn differences(&self) -> [Option<(f64, f64)>; 3] {
+        let nd = &self.no_double;
+        let Some(dt) = &self.double_take else {
+            return [Some((0.0, 0.0)), None, None];
+        };
+        let dp = self.double_pass;
+        match self.action() {
+            CubeAction::NoDouble => [
+                Some((0.0, 0.0)),
+                Some(dt.difference(nd)),
+                Some((dp - nd.value().0, nd.value().1)),
+            ],
+            CubeAction::DoubleTake => [
+                Some(nd.difference(dt)),
+                Some((0.0, 0.0)),
+                Some((dp - dt.value().0, dt.value().1)),
+            ],
+            CubeAction::DoublePass => [
+                Some((nd.value().0 - dp, nd.value().1)),
+                Some((dt.value().0 - dp, dt.value().1)),
+                Some((0.0, 0.0)),
+            ],
+            CubeAction::TooGood => [
+                Some((0.0, 0.0)),
+                Some(dt.difference(nd)),
+                Some((dp - nd.value().0, nd.value().1)),
+            ],
+        }
+    }
 }
 
 /// A rollout engine: an evaluator, the players' searcher (its cache shared by all trials) and
@@ -314,7 +682,8 @@ impl<'e> Rollout<'e> {
         &self.options
     }
 
-    /// Rolls out `pos` before the roll, for its player on roll. `stop` is polled between plies:
+    /// Rolls out `pos` before the roll, for its player on roll (cubeful with
+    /// [`RolloutOptions::cube`]: the player may double at once). `stop` is polled between plies:
     /// once set, the trials under way are dropped and the result of those finished (a prefix
     /// of the trial order) is returned with `stopped`. `progress` is called after each batch.
     pub fn position(
@@ -323,45 +692,108 @@ impl<'e> Rollout<'e> {
         stop: Option<&AtomicBool>,
         progress: &mut dyn FnMut(&Progress),
     ) -> PositionRollout {
-        let (mut results, stopped) = self.run(&[(*pos, false)], stop, progress);
+        let start = Start {
+            pos: *pos,
+            flip: false,
+            cube: self.options.cube,
+            first_double: true,
+            norm: self.options.cube.as_ref().map(Norm::of),
+        };
+        let (mut results, stopped) = self.run(&[start], stop, progress);
         PositionRollout {
             result: results.pop().expect("one start"),
             stopped,
         }
     }
 
+    /// Rolls out the cube actions of `pos` before the roll, the cube as in
+    /// [`RolloutOptions::cube`] (a centred money cube when `None`): *no double* (the player on
+    /// roll does not double now, the cube played as usual afterwards) and, when the player may
+    /// double, *double/take* (the cube at twice its value, owned by the opponent), with the
+    /// same dice trial by trial; *double/pass* is exact. Always cubeful.
+    pub fn cube_decision(
+        &self,
+        pos: &Position,
+        stop: Option<&AtomicBool>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> CubeRollout {
+        let state = self.options.cube.unwrap_or_else(CubeState::money);
+        let norm = Some(Norm::of(&state));
+        let no_double = Start {
+            pos: *pos,
+            flip: false,
+            cube: Some(state),
+            first_double: false,
+            norm,
+        };
+        let mut starts = vec![no_double];
+        let may_double = state.may_double();
+        if may_double {
+            let doubled = CubeState {
+                value: 2 * state.value,
+                owner: CubeOwner::Opponent,
+                ..state
+            };
+            starts.push(Start {
+                cube: Some(doubled),
+                ..no_double
+            });
+        }
+        let (mut results, stopped) = self.run(&starts, stop, progress);
+        let double_take = may_double.then(|| results.pop().expect("two starts"));
+        let no_double = results.pop().expect("one start");
+        let double_pass_mwc = norm
+            .and_then(|n| n.match_winning_chance(1.0, 0.0))
+            .map(|m| m.0);
+        CubeRollout {
+            may_double,
+            no_double,
+            double_take,
+            double_pass: 1.0,
+            double_pass_mwc,
+            stopped,
+        }
+    }
+
     /// Rolls out each of `plays` (plays of one roll from one position) for the player making
-    /// it, with the same dice in every play's trial `t`, and ranks them by the estimate.
+    /// it, with the same dice in every play's trial `t`, and ranks them by the estimate
+    /// ([`RolloutResult::value`]: cubeful with [`RolloutOptions::cube`], the opponent then
+    /// free to double at once).
     pub fn plays(
         &self,
         plays: &[Play],
         stop: Option<&AtomicBool>,
         progress: &mut dyn FnMut(&Progress),
     ) -> PlaysRollout {
-        let starts: Vec<(Position, bool)> = plays.iter().map(|p| (p.result(), true)).collect();
+        let cube = self.options.cube;
+        let starts: Vec<Start> = plays
+            .iter()
+            .map(|p| Start {
+                pos: p.result(),
+                flip: true,
+                cube: cube.as_ref().map(flipped),
+                first_double: true,
+                norm: cube.as_ref().map(Norm::of),
+            })
+            .collect();
         let (results, stopped) = self.run(&starts, stop, progress);
         let mut ranked: Vec<PlayRollout> = plays
             .iter()
             .zip(results)
             .map(|(&play, result)| PlayRollout { play, result })
             .collect();
-        ranked.sort_by(|a, b| {
-            b.result
-                .estimate()
-                .equity
-                .total_cmp(&a.result.estimate().equity)
-        });
+        ranked.sort_by(|a, b| b.result.value().0.total_cmp(&a.result.value().0));
         PlaysRollout {
             plays: ranked,
             stopped,
         }
     }
 
-    /// Every start (a position and whether its outcome is for the opponent of its player on
-    /// roll) played out in batches; the results in the starts' order and whether stopped.
+    /// Every start played out in batches; the results in the starts' order and whether
+    /// stopped.
     fn run(
         &self,
-        starts: &[(Position, bool)],
+        starts: &[Start],
         stop: Option<&AtomicBool>,
         progress: &mut dyn FnMut(&Progress),
     ) -> (Vec<RolloutResult>, bool) {
@@ -382,9 +814,12 @@ impl<'e> Rollout<'e> {
             let trials: Vec<Option<Trial>> = jobs
                 .par_iter()
                 .map(|&(t, s)| {
-                    let (pos, flip) = starts[s];
-                    let trial = self.trial(&pos, t, stop)?;
-                    Some(if flip { trial.inverted() } else { trial })
+                    let trial = self.trial(&starts[s], t, stop)?;
+                    Some(if starts[s].flip {
+                        trial.inverted()
+                    } else {
+                        trial
+                    })
                 })
                 .collect();
             // Keep the trials every start finished, up to the first one some start did not.
@@ -393,50 +828,51 @@ impl<'e> Rollout<'e> {
                     stopped = true;
                     break;
                 }
-                for (a, trial) in acc.iter_mut().zip(chunk) {
-                    a.add(trial.as_ref().expect("checked"), corrected);
+                for ((a, trial), start) in acc.iter_mut().zip(chunk).zip(starts) {
+                    a.add(trial.as_ref().expect("checked"), corrected, start.norm);
                 }
                 done = t + 1;
             }
-            let estimates: Vec<Estimate> = acc
-                .iter()
-                .map(|a| {
-                    if corrected {
-                        a.corrected.estimate()
-                    } else {
-                        a.plain.estimate()
-                    }
-                })
-                .collect();
-            progress(&Progress {
-                done,
-                total,
-                estimates: &estimates,
-            });
+            report_progress(&acc, starts, done, total, corrected, progress);
             if stopped {
                 break;
             }
         }
-        (acc.iter().map(|a| a.result(corrected)).collect(), stopped)
+        let results = acc
+            .iter()
+            .zip(starts)
+            .map(|(a, s)| a.result(corrected, s.norm))
+            .collect();
+        (results, stopped)
     }
 
     /// Trial `t` from `start`, for its player on roll; `None` when stopped.
-    fn trial(&self, start: &Position, t: u64, stop: Option<&AtomicBool>) -> Option<Trial> {
+    fn trial(&self, start: &Start, t: u64, stop: Option<&AtomicBool>) -> Option<Trial> {
         let o = &self.options;
         let mut rng = Rng::new(trial_seed(o.seed, t));
-        let mut pos = *start;
-        let mut mine = true; // the player on roll of `pos` is the root player
+        let mut pos = start.pos;
+        let mut mine = true; // the player on roll of `pos` is the start's
         let mut luck = [0.0f64; 5];
+        let mut cube = start.cube; // seen by the player on roll of `pos`
+        let mut cube_luck = 0.0f64;
         let mut ply = 0u32;
-        let outcome = loop {
+        let (outcome, cubeful) = loop {
             if let Some(p) = game_over(&pos) {
-                break p;
+                break (p, cube.map(|c| game_value(&p, &c)));
             }
             if o.truncate.is_some_and(|n| ply >= n) || ply >= MAX_TRIAL_PLIES {
-                break self.searcher.evaluate(&pos, o.plies);
+                let p = self.searcher.evaluate(&pos, o.plies);
+                break (p, cube.map(|c| truncated_value(&p, &c, o.cube_efficiency)));
             }
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 return None;
+            }
+            if let Some(c) = cube.as_mut() {
+                if ply > 0 || start.first_double {
+                    if let Some(pass) = self.cube_turn(&pos, c) {
+                        break (pass.0, Some(pass.1));
+                    }
+                }
             }
             let dice = if ply == 0 && o.stratify {
                 stratified_roll(t)
@@ -452,19 +888,56 @@ impl<'e> Rollout<'e> {
                 for (l, x) in luck.iter_mut().zip(d) {
                     *l += x;
                 }
+                if let Some(c) = &cube {
+                    cube_luck += equity_difference(&d) * luck_scale(c);
+                }
             }
             pos = match ranked.first() {
                 Some(r) => r.play.result(),
                 None => pos.swapped(),
             };
             mine = !mine;
+            cube = cube.as_ref().map(flipped);
             ply += 1;
         };
         let outcome = if mine { outcome } else { invert(&outcome) };
+        let cubeful = cubeful.map(|value| {
+            let c = CubefulTrial {
+                value,
+                luck: 0.0,
+                mwc: start.cube.is_some_and(|c| c.match_score.is_some()),
+            };
+            let c = if mine { c } else { c.inverted() };
+            CubefulTrial {
+                luck: cube_luck,
+                ..c
+            }
+        });
         Some(Trial {
             outcome: outcome.map(f64::from),
             luck,
+            cubeful,
         })
+    }
+
+    /// The cube turn of the player on roll of `pos` (cube `c`, seen by that player): doubles
+    /// when [`cube::decide`] says so at the rollout's depth; a take turns the cube (`c`
+    /// updated), a pass ends the game: then the evaluation and the doubler's result.
+    fn cube_turn(&self, pos: &Position, c: &mut CubeState) -> Option<(Probabilities, f64)> {
+        if !c.may_double() {
+            return None;
+        }
+        let p = self.searcher.evaluate(pos, self.options.plies);
+        let d = cube::decide(&p, c, self.options.cube_efficiency);
+        if !d.offers_double() {
+            return None;
+        }
+        if !d.take {
+            return Some((p, settle(c, true, c.value)));
+        }
+        c.value *= 2;
+        c.owner = CubeOwner::Opponent;
+        None
     }
 
     /// The mover's value of the best play of `dice` at 0-ply (after a pass: the position
@@ -490,6 +963,38 @@ impl<'e> Rollout<'e> {
     pub fn evaluator(&self) -> &'e Evaluator {
         self.eval
     }
+}
+
+/// Reports the estimates of every start after a batch.
+fn report_progress(
+    acc: &[Accumulator],
+    starts: &[Start],
+    done: u64,
+    total: u64,
+    corrected: bool,
+    progress: &mut dyn FnMut(&Progress),
+) {
+    let estimates: Vec<Estimate> = acc
+        .iter()
+        .map(|a| {
+            if corrected {
+                a.corrected.estimate()
+            } else {
+                a.plain.estimate()
+            }
+        })
+        .collect();
+    let cubeful: Vec<CubefulEstimate> = acc
+        .iter()
+        .zip(starts)
+        .filter_map(|(a, s)| a.cubeful_estimate(corrected, s.norm))
+        .collect();
+    progress(&Progress {
+        done,
+        total,
+        estimates: &estimates,
+        cubeful: &cubeful,
+    });
 }
 
 /// The best `n` plays of `dice` from `pos` by the evaluator at 0-ply (all with `n` = 0), best
@@ -734,5 +1239,207 @@ mod tests {
         assert_eq!(all.len(), 16);
         assert_eq!(candidates(builtin(), &Position::START, dice, 3), all[..3]);
         assert_eq!(all[0].notation(), "8/5 6/5");
+    }
+
+    /// The cube decision at a money score, `trials` trials, exact bear-offs.
+    fn cube_rollout(
+        pos: &Position,
+        cube: CubeState,
+        trials: u64,
+        truncate: Option<u32>,
+    ) -> CubeRollout {
+        let options = RolloutOptions {
+            trials,
+            truncate,
+            seed: 11,
+            cube: Some(cube),
+            ..RolloutOptions::default()
+        };
+        Rollout::new(with_bearoff(), options).cube_decision(pos, None, &mut |_| {})
+    }
+
+    /// A race in both home boards: the player on roll (12 checkers, 34 pips against 15 with
+    /// 55) wins 84% without gammons.
+    fn racing_lead() -> Position {
+        let mut me = [0u8; 25];
+        let mut opp = [0u8; 25];
+        me[..6].copy_from_slice(&[2, 2, 2, 3, 3, 3]);
+        opp[..6].copy_from_slice(&[0, 0, 3, 4, 4, 4]);
+        Position::from_counts(me, opp).unwrap()
+    }
+
+    #[test]
+    fn cubeful_results_do_not_depend_on_the_thread_count() {
+        let options = RolloutOptions {
+            trials: 40,
+            truncate: Some(6),
+            seed: 9,
+            cube: Some(CubeState::money()),
+            ..RolloutOptions::default()
+        };
+        let pos = middle_game();
+        let run = |threads| {
+            with_threads(threads, || {
+                let r = Rollout::new(builtin(), options);
+                let plays = candidates(builtin(), &pos, "43".parse().unwrap(), 3);
+                (
+                    r.cube_decision(&pos, None, &mut |_| {}),
+                    r.plays(&plays, None, &mut |_| {}),
+                    r.position(&pos, None, &mut |_| {}),
+                )
+            })
+            .unwrap()
+        };
+        let one = run(1);
+        assert_eq!(one, run(3));
+        assert_eq!(one.0.no_double.trial_cubeful.len(), 40);
+        for p in &one.1.plays {
+            assert!(p.result.cubeful.is_some() && p.result.trial_cubeful.len() == 40);
+        }
+        // Ranked by the cubeful equity.
+        let values: Vec<f64> = one.1.plays.iter().map(|p| p.result.value().0).collect();
+        assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+        // Cubeless rollouts have no cubeful part.
+        let cubeless = Rollout::new(
+            builtin(),
+            RolloutOptions {
+                cube: None,
+                ..options
+            },
+        )
+        .position(&pos, None, &mut |_| {});
+        assert_eq!(cubeless.result.cubeful, None);
+        assert!(cubeless.result.trial_cubeful.is_empty());
+    }
+
+    #[test]
+    fn a_big_racing_lead_is_double_pass() {
+        let pos = racing_lead();
+        assert_eq!(
+            pos.position_id(),
+            "3HsPAADb7g4AAA",
+            "the CLI tests' position"
+        );
+        let r = cube_rollout(&pos, CubeState::money(), 360, None);
+        assert!(r.may_double && !r.stopped);
+        assert_eq!(r.action(), CubeAction::DoublePass, "{r:?}");
+        assert_eq!(r.action_text(), "double, pass");
+        assert!(!r.take());
+        assert_eq!(r.double_pass, 1.0);
+        assert_eq!(r.best(), 1.0);
+        let nd = r.no_double.cubeful.unwrap();
+        let dt = r.double_take.as_ref().unwrap().cubeful.unwrap();
+        assert!(nd.equity < 1.0 - 2.0 * nd.equity_se, "{nd:?}");
+        assert!(dt.equity > 1.0 + 3.0 * dt.equity_se, "{dt:?}");
+        // No gammons here: the cubeless equities are below 1 and 2 cube units.
+        assert!(r.no_double.estimate().equity < 1.0);
+        let [d_nd, d_dt, d_dp] = r.differences();
+        assert_eq!(d_dp, Some((0.0, 0.0)));
+        assert!(d_nd.unwrap().0 < 0.0 && d_dt.unwrap().0 > 0.0, "{r:?}");
+        assert_eq!(d_nd.unwrap().1, nd.equity_se);
+    }
+
+    #[test]
+    fn the_opening_position_is_no_double() {
+        let r = cube_rollout(&Position::START, CubeState::money(), 144, Some(4));
+        assert_eq!(r.action(), CubeAction::NoDouble, "{r:?}");
+        assert_eq!(r.action_text(), "no double, take");
+        assert!(r.take());
+        let [d_nd, d_dt, _] = r.differences();
+        assert_eq!(d_nd, Some((0.0, 0.0)));
+        let (diff, se) = d_dt.unwrap();
+        // Doubling at the start gives away the cube for nothing: clearly worse, and measured
+        // much more precisely by pairing the trials than by either rollout alone.
+        assert!(diff < -3.0 * se, "{diff} ± {se}");
+        let dt = r.double_take.as_ref().unwrap().cubeful.unwrap();
+        assert!(se < dt.equity_se, "{se} vs {dt:?}");
+        let nd = r.no_double.cubeful.unwrap();
+        assert!(nd.equity.abs() < 0.3, "{nd:?}");
+    }
+
+    #[test]
+    fn money_trials_are_whole_points_times_the_cube() {
+        // Plain cubeful trials played to the end: every result is ±1, ±2 or ±3 times the cube
+        // (a power of two up to 64) per unit of the starting cube.
+        let options = RolloutOptions {
+            trials: 72,
+            seed: 2,
+            luck_correction: false,
+            cube: Some(CubeState {
+                value: 2,
+                ..CubeState::money()
+            }),
+            ..RolloutOptions::default()
+        };
+        let r = Rollout::new(with_bearoff(), options).position(&racing_lead(), None, &mut |_| {});
+        let c = r.result.cubeful.unwrap();
+        assert_eq!((c.equity, c.equity_se), (c.plain_equity, c.plain_equity_se));
+        assert_eq!(c.match_winning_chance, None);
+        let whole = |v: f64| {
+            (0..=6).any(|j| {
+                [1.0, 2.0, 3.0]
+                    .iter()
+                    .any(|k| v.abs() == k * f64::from(1u32 << j) / 2.0)
+            })
+        };
+        assert!(
+            r.result.trial_cubeful.iter().all(|&v| whole(v)),
+            "{:?}",
+            r.result.trial_cubeful
+        );
+        assert!(c.equity > 0.0 && c.equity <= 1.0, "{c:?}");
+        // The cubeful equity stays within three times the largest cube reached.
+        let r = cube_rollout(&middle_game(), CubeState::money(), 72, Some(8));
+        for e in [
+            r.no_double.cubeful.unwrap(),
+            r.double_take.unwrap().cubeful.unwrap(),
+        ] {
+            assert!(e.equity.abs() <= 6.0, "{e:?}");
+        }
+    }
+
+    fn at_score(length: u32, score: [u32; 2], crawford: bool) -> CubeState {
+        CubeState {
+            match_score: Some(MatchScore {
+                length,
+                score,
+                crawford,
+            }),
+            ..CubeState::money()
+        }
+    }
+
+    #[test]
+    fn the_crawford_game_has_no_cube() {
+        // 4-2 in a match to 5, Crawford: no double for the player on roll (nor anyone later).
+        let r = cube_rollout(&racing_lead(), at_score(5, [2, 4], true), 72, None);
+        assert!(!r.may_double && r.double_take.is_none());
+        assert_eq!(r.action(), CubeAction::NoDouble);
+        assert_eq!(r.action_text(), "no double (the cube is not available)");
+        assert_eq!(r.differences()[1], None);
+        // No cube ever turned: each trial is a single game won (3-away becomes 2-away against
+        // 1-away, post-Crawford) or lost (the match).
+        let won = met::match_equity(2, 1, true).unwrap();
+        let c = r.no_double.cubeful.unwrap();
+        let (mwc, _) = c.match_winning_chance.unwrap();
+        assert!(mwc > 0.0 && mwc < won, "{c:?}");
+        // Normalised: +1 is winning the cube's value, −1 losing it (the match).
+        assert!((r.double_pass_mwc.unwrap() - won).abs() < 1e-12);
+        assert!(c.equity > -1.0 && c.equity < 1.0, "{c:?}");
+    }
+
+    #[test]
+    fn match_play_doubles_at_the_met() {
+        // 2-away 2-away: the racing lead doubles and the opponent (under 32% by the MET)
+        // passes; double/pass is the MET's 2-away 1-away Crawford chance.
+        let r = cube_rollout(&racing_lead(), at_score(5, [3, 3], false), 144, None);
+        assert!(r.may_double);
+        assert_eq!(r.action(), CubeAction::DoublePass, "{r:?}");
+        let dp = r.double_pass_mwc.unwrap();
+        assert!((dp - met::match_equity(1, 2, false).unwrap()).abs() < 1e-12);
+        // After the take the cube decides the match: DT's MWC is the win chance.
+        let dt = r.double_take.as_ref().unwrap().cubeful.unwrap();
+        let (mwc, se) = dt.match_winning_chance.unwrap();
+        assert!((mwc - 0.8446).abs() < 3.0 * se + 0.01, "{dt:?}");
     }
 }

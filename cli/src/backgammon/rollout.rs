@@ -1,18 +1,26 @@
 //! `tabula backgammon rollout`: Monte-Carlo rollouts of a position, or of the candidate plays
-//! of a roll side by side, through [`tabula_gammon::rollout`]; progress on stderr, Ctrl-C stops
+//! of a roll side by side, through [`tabula_gammon::rollout`]; with `--cubeful`, the cube is
+//! played in every trial (money, or the Match ID's score and cube) and, without dice, the cube
+//! actions (no double, double/take, double/pass) are ranked. Progress on stderr, Ctrl-C stops
 //! and reports the trials finished (exit code 130).
 
 use std::time::{Duration, Instant};
 
 use clap::Args as ClapArgs;
-use tabula_api::backgammon::{RolloutEntryReport, RolloutEstimateReport, RolloutReport};
-use tabula_engine::backgammon::{Dice, Play, Position};
+use tabula_api::backgammon::{
+    RolloutCubeActionReport, RolloutCubeReport, RolloutCubefulReport, RolloutEntryReport,
+    RolloutEstimateReport, RolloutReport,
+};
+use tabula_engine::backgammon::{Dice, GameState, MatchState, Play, Position};
+use tabula_gammon::advisor::cube_state;
+use tabula_gammon::cube::CubeState;
 use tabula_gammon::rollout::{
-    candidates, Estimate, Progress, Rollout, RolloutOptions, RolloutResult,
+    candidates, CubeRollout, CubefulEstimate, Estimate, Progress, Rollout, RolloutOptions,
+    RolloutResult,
 };
 use tabula_gammon::Evaluator;
 
-use super::args::{check_plies, rolled_dice, with_threads, Common, EvaluatorArgs};
+use super::args::{check_plies, rolled_dice, with_threads, Common, EvaluatorArgs, Input};
 use super::render::print_json;
 use crate::common::{interrupt_flag, millis};
 use crate::error::{CliError, CliResult};
@@ -38,7 +46,8 @@ pub struct RolloutArgs {
     /// With dice: roll out the best N plays by the net (0-ply); 0 for every legal play.
     #[arg(long, default_value_t = 5)]
     candidates: usize,
-    /// Cubeful rollouts (not implemented yet: refused).
+    /// Cubeful rollouts: the cube played in every trial (money, or the score and cube of the
+    /// Match ID); without dice, the cube actions are ranked.
     #[arg(long)]
     cubeful: bool,
     /// Plain means only: no luck correction (variance reduction).
@@ -57,13 +66,9 @@ pub struct RolloutArgs {
 /// `rollout`.
 pub(crate) fn rollout(args: &RolloutArgs) -> CliResult {
     check_plies(args.plies)?;
-    if args.cubeful {
-        return Err(CliError::bad_input(
-            "--cubeful: cubeful rollouts are not implemented yet (the rollout is cubeless)",
-        ));
-    }
     let input = args.common.input()?;
     let dice = rolled_dice(&args.dice, &input)?;
+    let cube = cube_for(args, &input)?;
     // After the checks: a typo should not wait for a bearoff database to be built.
     let eval = args.evaluator.load()?;
     let pos = input.position;
@@ -74,17 +79,74 @@ pub(crate) fn rollout(args: &RolloutArgs) -> CliResult {
         seed: args.seed,
         luck_correction: !args.no_luck_correction,
         stratify: true,
+        cube,
+        ..RolloutOptions::default()
     };
     let started = Instant::now();
-    let plays = dice.map(|d| candidates(&eval, &pos, d, args.candidates));
-    let (results, stopped) = run_trials(args, &eval, &pos, plays.as_deref(), options)?;
-    let report = build_report(args, &pos, dice, options, &results, stopped, started);
+    let mut report = if cube.is_some() && dice.is_none() {
+        let r = run_cube(args, &eval, &pos, options)?;
+        let results = [(None, r.no_double.clone())];
+        let mut report = build_report(args, &pos, dice, options, &results, r.stopped, started);
+        report.cube = Some(cube_report(&r));
+        report
+    } else {
+        let plays = dice.map(|d| candidates(&eval, &pos, d, args.candidates));
+        let (results, stopped) = run_trials(args, &eval, &pos, plays.as_deref(), options)?;
+        build_report(args, &pos, dice, options, &results, stopped, started)
+    };
+    if cube.is_some() {
+        report.match_id = input.match_id.map(|m| m.encode());
+    }
     if args.common.json {
         return print_json(&report);
     }
     print!("{}", report_text(&report));
     eprintln!("{:.1} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// With `--cubeful`: the cube of the player on roll (money with a centred cube without a Match
+/// ID), after checking that the Match ID describes a game being played.
+fn cube_for(args: &RolloutArgs, input: &Input) -> Result<Option<CubeState>, CliError> {
+    if !args.cubeful {
+        return Ok(None);
+    }
+    if let Some(m) = &input.match_id {
+        let state = MatchState::from_match_id(m)
+            .map_err(|e| CliError::bad_input(format!("--cubeful: Match ID: {e}")))?;
+        if state.is_match_over() || m.game_state != GameState::Playing {
+            return Err(CliError::bad_input(
+                "--cubeful: the Match ID's game is not being played (finished or not started)",
+            ));
+        }
+        if m.doubled {
+            return Err(CliError::bad_input(
+                "--cubeful: a double is pending in the Match ID; roll out the position before it",
+            ));
+        }
+    }
+    Ok(Some(cube_state(input.match_id.as_ref())))
+}
+
+/// The cube actions' rollouts on `--threads` threads, with progress on stderr.
+fn run_cube(
+    args: &RolloutArgs,
+    eval: &Evaluator,
+    pos: &Position,
+    options: RolloutOptions,
+) -> Result<CubeRollout, CliError> {
+    let stop = interrupt_flag();
+    let names = ["no double".to_string(), "double, take".to_string()];
+    let mut last = Instant::now();
+    let mut progress = |p: &Progress| {
+        if p.done == p.total || last.elapsed() >= Duration::from_secs(1) {
+            last = Instant::now();
+            eprintln!("{}", progress_line(p, &names));
+        }
+    };
+    with_threads(args.threads, || {
+        Rollout::new(eval, options).cube_decision(pos, Some(stop), &mut progress)
+    })
 }
 
 /// A rollout's result with its play's name (none for the position itself).
@@ -162,7 +224,9 @@ fn build_report(
         seed: args.seed,
         luck_correction: options.luck_correction,
         stratified: options.stratify,
-        cubeful: false,
+        cubeful: options.cube.is_some(),
+        match_id: None,
+        cube: None,
         stopped,
         time_ms: millis(started.elapsed()),
         rollout: if dice.is_none() {
@@ -176,15 +240,23 @@ fn build_report(
 
 /// One line of progress: trials done and the current estimate (of the best play so far).
 fn progress_line(p: &Progress, names: &[String]) -> String {
-    let best = p
-        .estimates
+    let values: Vec<(f64, f64)> = if p.cubeful.is_empty() {
+        p.estimates
+            .iter()
+            .map(|e| (e.equity, e.equity_se))
+            .collect()
+    } else {
+        p.cubeful.iter().map(|e| (e.equity, e.equity_se)).collect()
+    };
+    let best = values
         .iter()
         .enumerate()
-        .max_by(|a, b| a.1.equity.total_cmp(&b.1.equity).then(b.0.cmp(&a.0)));
+        .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0).then(b.0.cmp(&a.0)));
     let mut line = format!("rollout: {}/{} trials", p.done, p.total);
-    if let Some((i, e)) = best {
+    if let Some((i, (e, se))) = best {
         let name = names.get(i).map(|n| format!("{n} ")).unwrap_or_default();
-        line.push_str(&format!(", {name}{:+.3} ± {:.3}", e.equity, e.equity_se));
+        let kind = if p.cubeful.is_empty() { "" } else { "cubeful " };
+        line.push_str(&format!(", {name}{kind}{e:+.3} ± {se:.3}"));
     }
     line
 }
@@ -215,6 +287,55 @@ fn entry(
         plain: estimate_report(&r.plain),
         difference: diff.map(|d| round6(d.0)),
         difference_se: diff.map(|d| round6(d.1)),
+        cubeful: r.cubeful.as_ref().map(cubeful_report),
+    }
+}
+
+fn cubeful_report(c: &CubefulEstimate) -> RolloutCubefulReport {
+    RolloutCubefulReport {
+        equity: round6(c.equity),
+        equity_se: round6(c.equity_se),
+        plain_equity: round6(c.plain_equity),
+        plain_equity_se: round6(c.plain_equity_se),
+        match_winning_chance: c.match_winning_chance.map(|m| round6(m.0)),
+        match_winning_chance_se: c.match_winning_chance.map(|m| round6(m.1)),
+    }
+}
+
+/// The cube actions ranked: no double, double/take and double/pass (the last two only when
+/// the player may double), each with its difference from the proper action.
+fn cube_report(r: &CubeRollout) -> RolloutCubeReport {
+    let diffs = r.differences();
+    let mut actions = Vec::new();
+    let rolled = [Some(&r.no_double), r.double_take.as_ref()];
+    for ((name, result), diff) in ["no double", "double, take"].iter().zip(rolled).zip(diffs) {
+        let (Some(c), Some(d)) = (result.and_then(|x| x.cubeful), diff) else {
+            continue;
+        };
+        actions.push(RolloutCubeActionReport {
+            action: name.to_string(),
+            equity: round6(c.equity),
+            equity_se: round6(c.equity_se),
+            match_winning_chance: c.match_winning_chance.map(|m| round6(m.0)),
+            difference: round6(d.0),
+            difference_se: round6(d.1),
+        });
+    }
+    if let (Some(_), Some(d)) = (&r.double_take, diffs[2]) {
+        actions.push(RolloutCubeActionReport {
+            action: "double, pass".to_string(),
+            equity: r.double_pass,
+            equity_se: 0.0,
+            match_winning_chance: r.double_pass_mwc.map(round6),
+            difference: round6(d.0),
+            difference_se: round6(d.1),
+        });
+    }
+    RolloutCubeReport {
+        action: r.action_text().to_string(),
+        may_double: r.may_double,
+        take: r.take(),
+        actions,
     }
 }
 
@@ -229,6 +350,29 @@ fn chances(e: &RolloutEstimateReport) -> String {
 
 /// The report as text.
 fn report_text(r: &RolloutReport) -> String {
+    let mut out = header_text(r);
+    if let Some(e) = &r.rollout {
+        let what = if r.cube.is_some() { " (no double)" } else { "" };
+        out.push_str(&format!(
+            "  player on roll{what}: {}equity {:+.3} ± {:.3}  {}\n",
+            if r.cubeful { "cubeless " } else { "" },
+            e.estimate.equity,
+            e.estimate.equity_se,
+            chances(&e.estimate)
+        ));
+    }
+    if let Some(c) = &r.cube {
+        out.push_str(&cube_text(c));
+    }
+    if r.dice.is_some() && r.moves.is_empty() {
+        out.push_str("  No legal play.\n");
+    }
+    out.push_str(&moves_text(&r.moves));
+    out
+}
+
+/// The first line: what was rolled out and how.
+fn header_text(r: &RolloutReport) -> String {
     let depth = match r.truncate {
         Some(n) => format!("truncated after {n} plies"),
         None => "to the end".to_string(),
@@ -238,42 +382,69 @@ fn report_text(r: &RolloutReport) -> String {
     } else {
         "plain means"
     };
-    let mut out =
-        format!(
-        "Rollout of {}{}: {} of {} trials{}, {}-ply players, {depth}, seed {}, {luck} (cubeless)\n",
+    let cube = match (r.cubeful, &r.match_id) {
+        (false, _) => "cubeless".to_string(),
+        (true, None) => "cubeful, money".to_string(),
+        (true, Some(m)) => format!("cubeful, Match ID {m}"),
+    };
+    format!(
+        "Rollout of {}{}: {} of {} trials{}, {}-ply players, {depth}, seed {}, {luck} ({cube})\n",
         r.position,
-        r.dice.as_ref().map(|d| format!(" with {d}")).unwrap_or_default(),
+        r.dice
+            .as_ref()
+            .map(|d| format!(" with {d}"))
+            .unwrap_or_default(),
         r.trials,
         r.trials_requested,
         if r.stopped { " (stopped)" } else { "" },
         r.plies,
         r.seed
-    );
-    if let Some(e) = &r.rollout {
+    )
+}
+
+/// The cube actions, each with its difference from the proper one, and the proper action.
+fn cube_text(c: &RolloutCubeReport) -> String {
+    let mut out = String::from("  Cube actions (cubeful equity, double/pass = +1):\n");
+    for (i, a) in c.actions.iter().enumerate() {
+        let se = if a.equity_se > 0.0 || i < 2 {
+            format!(" ± {:.3}", a.equity_se)
+        } else {
+            "        ".to_string()
+        };
+        let mwc = a
+            .match_winning_chance
+            .map(|m| format!("  MWC {:5.1}%", 100.0 * m))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "  player on roll: equity {:+.3} ± {:.3}  {}\n",
-            e.estimate.equity,
-            e.estimate.equity_se,
-            chances(&e.estimate)
+            "    {:12}  {:+.3}{se}{mwc}  ({:+.3} ± {:.3})\n",
+            a.action, a.equity, a.difference, a.difference_se
         ));
     }
-    if r.dice.is_some() && r.moves.is_empty() {
-        out.push_str("  No legal play.\n");
-    }
-    let width = r
-        .moves
+    out.push_str(&format!("  Proper cube action: {}\n", c.action));
+    out
+}
+
+/// The plays, best first, with their differences from the best.
+fn moves_text(moves: &[RolloutEntryReport]) -> String {
+    let width = moves
         .iter()
         .filter_map(|m| m.play.as_ref().map(String::len))
         .max()
         .unwrap_or(0);
-    for (i, m) in r.moves.iter().enumerate() {
+    let mut out = String::new();
+    for (i, m) in moves.iter().enumerate() {
         let diff = match (i, m.difference, m.difference_se) {
             (0, ..) => String::new(),
             (_, Some(d), Some(se)) => format!("  ({d:+.3} ± {se:.3})"),
             _ => String::new(),
         };
+        let cubeful = m
+            .cubeful
+            .as_ref()
+            .map(|c| format!("cubeful {:+.3} ± {:.3}  cubeless ", c.equity, c.equity_se))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "{:3}. {:width$}  {:+.3} ± {:.3}  {}{diff}\n",
+            "{:3}. {:width$}  {cubeful}{:+.3} ± {:.3}  {}{diff}\n",
             i + 1,
             m.play.as_deref().unwrap_or(""),
             m.estimate.equity,
