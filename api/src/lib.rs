@@ -6,6 +6,7 @@
 //! - [`report`]: the serde structs every command prints under `--json`, with one vocabulary
 //!   across games (see the module's table of field names).
 //! - [`bilitaire`], [`pylos`]: each game's reports (position, solve, analyze).
+//! - [`server`]: the HTTP API's requests and reports (`tabula serve`).
 //! - [`tablebase`]: building and probing the bearoff databases.
 //! - [`bench`](mod@bench): `tabula bench`, per item and per game, with the signature.
 
@@ -15,6 +16,7 @@ pub mod bilitaire;
 pub mod error;
 pub mod pylos;
 pub mod report;
+pub mod server;
 pub mod tablebase;
 
 pub use error::{Error, ErrorKind};

@@ -11,6 +11,7 @@ mod engine;
 mod error;
 mod interactive;
 mod pylos;
+mod serve;
 mod tablebase;
 
 use clap::{Parser, Subcommand};
@@ -42,6 +43,9 @@ enum GameCommand {
     /// Run as an engine: the UGI protocol (first line `ugi`: Bi-litaire, Pylos) or UBGI
     /// (first line `ubgi`: backgammon) on stdin/stdout, or over TCP with --listen.
     Engine(engine::Args),
+    /// Serve the HTTP JSON API (legal moves, best moves, analyses, backgammon evaluations;
+    /// /openapi.json describes it) at --http ADDR, 127.0.0.1:8080 by default.
+    Serve(serve::Args),
 }
 
 /// Output piped into a reader that stops early (`tabula … | head`) ends the process quietly, as
@@ -102,6 +106,7 @@ fn main() {
         GameCommand::Tablebase(args) => tablebase::run(args),
         GameCommand::Bench(args) => bench::run(args),
         GameCommand::Engine(args) => engine::run(args),
+        GameCommand::Serve(args) => serve::run(args),
     };
     if let Err(err) = result {
         fail(err);

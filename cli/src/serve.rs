@@ -1,0 +1,78 @@
+//! `tabula serve --http ADDR`: the HTTP JSON API of `tabula_server`, on a tokio runtime.
+
+use crate::error::{CliError, CliResult};
+use clap::Args as ClapArgs;
+use std::time::Duration;
+use tabula_server::{ServerConfig, MAX_PLIES, MAX_SEARCHES, MAX_TABLE_MIB};
+
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// Serve HTTP at ADDR (port 0 picks a free port, printed on stderr). Keep it on loopback
+    /// unless a proxy in front limits who may call it.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    http: String,
+    /// Searches at once; more are answered 503 with Retry-After.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=MAX_SEARCHES as u64))]
+    max_searches: u64,
+    /// The longest search a request may ask, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    max_time: u64,
+    /// The most nodes a request may ask (default: only time bounds a search).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    max_nodes: Option<u64>,
+    /// A search's time when the request gives no budget, in milliseconds.
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
+    default_time: u64,
+    /// The transposition table of each search, in MiB.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=MAX_TABLE_MIB))]
+    hash: u64,
+    /// Threads per search.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    threads: u64,
+    /// The largest request body, in bytes (larger: 413).
+    #[arg(long, default_value_t = 65_536, value_parser = clap::value_parser!(u64).range(64..=16_777_216))]
+    max_body: u64,
+    /// Backgammon's default search depth (a request may ask up to 2).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=MAX_PLIES as i64))]
+    plies: u8,
+    /// Seconds a request may take, searches included (then 503).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
+}
+
+pub fn run(args: Args) -> CliResult {
+    if args.default_time > args.max_time {
+        return Err(CliError::bad_input(format!(
+            "--default-time {}: more than --max-time {}",
+            args.default_time, args.max_time
+        )));
+    }
+    let config = ServerConfig {
+        max_time_ms: args.max_time,
+        max_nodes: args.max_nodes,
+        default_time_ms: args.default_time,
+        max_searches: usize::try_from(args.max_searches).unwrap_or(1),
+        table_mib: args.hash,
+        threads: usize::try_from(args.threads).unwrap_or(1),
+        max_body_bytes: usize::try_from(args.max_body).unwrap_or(65_536),
+        default_plies: args.plies,
+        max_plies: MAX_PLIES,
+        request_timeout: Duration::from_secs(args.timeout),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::internal(format!("serve: cannot start the runtime: {e}")))?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&args.http)
+            .await
+            .map_err(|e| CliError::bad_input(format!("--http {}: {e}", args.http)))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| CliError::io(format!("--http {}: {e}", args.http)))?;
+        eprintln!("serve: listening on http://{local}");
+        tabula_server::run(listener, config)
+            .await
+            .map_err(|e| CliError::io(format!("serve: {e}")))
+    })
+}

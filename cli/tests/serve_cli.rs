@@ -1,0 +1,72 @@
+//! `tabula serve`: the HTTP API as a child process on 127.0.0.1:0. Bounded: every socket read
+//! has a timeout, and the child is killed at the end.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn request(addr: &str, text: &str) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(text.as_bytes()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("an answer");
+    out
+}
+
+#[test]
+fn serve_answers_http_on_the_address_it_prints() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_CACHE_DIR", common::cache_dir())
+        .args(["serve", "--http", "127.0.0.1:0", "--max-time", "2000"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula serve");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("serve: listening on http://")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    let health = request(
+        &addr,
+        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    assert!(health.contains(r#""status":"ok""#), "{health}");
+    let body = r#"{"position":"nonsense"}"#;
+    let bad = request(
+        &addr,
+        &format!(
+            "POST /api/pylos/best HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert!(bad.starts_with("HTTP/1.1 400"), "{bad}");
+    assert!(bad.contains(r#""kind":"bad_input""#), "{bad}");
+    let v = request(
+        &addr,
+        "GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert!(v.contains(r#""max_time_ms":2000"#), "{v}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn serve_refuses_a_bad_address_with_exit_code_2() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["serve", "--http", "not-an-address"])
+        .output()
+        .expect("run tabula serve");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--http not-an-address"), "{err}");
+}

@@ -1,0 +1,288 @@
+//! Backgammon: wildbg's `/move` (same query parameters and answer) and an evaluation with the
+//! cube decision and match context, both answered by the gammon advisor.
+
+use crate::error::ApiError;
+use crate::params::{json_body, shorten, Query};
+use crate::slots::run_search;
+use crate::Shared;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{RawQuery, State};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use tabula_api::backgammon::{CubeReport, MatchReport, RankedPlayReport};
+use tabula_api::server::{EvaluateReport, EvaluateRequest};
+use tabula_engine::backgammon::{Dice, MatchId, Position, Xgid};
+use tabula_gammon::advisor::{cube_state, match_equity, Advisor};
+use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
+use tabula_gammon::net::{equity, invert, Probabilities};
+use tabula_gammon::{weights, Evaluator, SearchOptions};
+
+/// wildbg's probabilities: `win` includes gammons and backgammons, `winG` backgammons.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[allow(non_snake_case)]
+pub struct WildbgProbabilities {
+    pub win: f32,
+    pub winG: f32,
+    pub winBg: f32,
+    pub loseG: f32,
+    pub loseBg: f32,
+}
+
+impl From<Probabilities> for WildbgProbabilities {
+    fn from(p: Probabilities) -> Self {
+        WildbgProbabilities {
+            win: p[0],
+            winG: p[1],
+            winBg: p[2],
+            loseG: p[3],
+            loseBg: p[4],
+        }
+    }
+}
+
+/// One checker moved by one die: `from` 25..=1 (25: the bar), `to` 24..=0 (0: off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WildbgDetail {
+    pub from: u8,
+    pub to: u8,
+}
+
+/// One play of wildbg's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WildbgMove {
+    /// 0 to 4 checker moves; empty when no play is legal.
+    pub play: Vec<WildbgDetail>,
+    /// For the mover after the play.
+    pub probabilities: WildbgProbabilities,
+}
+
+/// wildbg's `/move` answer: the plays, best first (one empty play when none is legal).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WildbgMoveResponse {
+    pub moves: Vec<WildbgMove>,
+}
+
+fn evaluator() -> Result<&'static Evaluator, ApiError> {
+    weights::builtin().map_err(|e| ApiError::internal(format!("the built-in weights: {e}")))
+}
+
+fn options(plies: u8) -> SearchOptions {
+    SearchOptions {
+        plies,
+        // A small cache per request: 2^16 slots.
+        cache_slots: 1 << 16,
+        ..SearchOptions::default()
+    }
+}
+
+fn plies_of(state: &Shared, asked: Option<u8>, field: &str) -> Result<u8, ApiError> {
+    let max = state.config.max_plies;
+    match asked {
+        None => Ok(state.config.default_plies),
+        Some(p) if p <= max => Ok(p),
+        Some(p) => Err(ApiError::bad(format!("{field}: {p}: at most {max}"))),
+    }
+}
+
+/// The position of wildbg's `p0`..`p25`: positive counts are the player on roll's (`x`, moving
+/// from 24 down to 1, `p25` its bar), negative the opponent's (`p0` its bar).
+fn wildbg_position(q: &Query) -> Result<Position, ApiError> {
+    let mut on_roll = [0u8; 25];
+    let mut opponent = [0u8; 25];
+    for p in 0..=25usize {
+        let name = format!("p{p}");
+        let range = match p {
+            0 => -15..=0,
+            25 => 0..=15,
+            _ => -15..=15,
+        };
+        let n: i8 = q.number(&name, range)?.unwrap_or(0);
+        let count = n.unsigned_abs();
+        match (p, n.signum()) {
+            (_, 0) => {}
+            (25, _) => on_roll[24] = count,
+            (0, _) => opponent[24] = count,
+            (_, 1) => on_roll[p - 1] = count,
+            _ => opponent[24 - p] = count,
+        }
+    }
+    for (who, counts) in [
+        ("x (positive counts)", &on_roll),
+        ("o (negative counts)", &opponent),
+    ] {
+        let total: u32 = counts.iter().map(|&c| u32::from(c)).sum();
+        if total > 15 {
+            return Err(ApiError::bad(format!(
+                "p0..p25: {total} checkers of {who}: at most 15"
+            )));
+        }
+    }
+    Position::from_counts(on_roll, opponent)
+        .map_err(|e| ApiError::bad(format!("p0..p25: invalid position: {e}")))
+}
+
+/// `GET /api/backgammon/move?die1=3&die2=1&p1=…`: wildbg's `/move`.
+pub(crate) async fn wildbg_move(
+    State(state): State<Shared>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<WildbgMoveResponse>, ApiError> {
+    let q = Query::parse(query.as_deref(), None)?;
+    let die = |name: &str| -> Result<u8, ApiError> {
+        q.number(name, 1..=6)?
+            .ok_or_else(|| ApiError::bad(format!("{name}: missing (a die from 1 to 6)")))
+    };
+    let (d1, d2) = (die("die1")?, die("die2")?);
+    let dice = Dice::new(d1, d2).map_err(|e| ApiError::bad(format!("die1, die2: {e}")))?;
+    let pos = wildbg_position(&q)?;
+    let plies = plies_of(&state, q.number("plies", 0..=u8::MAX)?, "plies")?;
+    let eval = evaluator()?;
+    let moves = run_search(&state, move |_| {
+        let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY);
+        let ranked = advisor.plays(&pos, dice);
+        if ranked.is_empty() {
+            // No legal play: the position passes to the opponent as it is.
+            let theirs = advisor.searcher().evaluate(&pos.swapped(), plies);
+            return Ok(vec![WildbgMove {
+                play: Vec::new(),
+                probabilities: invert(&theirs).into(),
+            }]);
+        }
+        Ok(ranked
+            .iter()
+            .map(|r| WildbgMove {
+                play: r
+                    .play
+                    .steps()
+                    .iter()
+                    .map(|s| WildbgDetail {
+                        from: s.from,
+                        to: s.to,
+                    })
+                    .collect(),
+                probabilities: r.probabilities.into(),
+            })
+            .collect())
+    })
+    .await?;
+    Ok(Json(WildbgMoveResponse { moves }))
+}
+
+/// Rounds for JSON, as `hint --json` does.
+fn round6(x: f32) -> f64 {
+    (f64::from(x) * 1e6).round() / 1e6
+}
+
+/// The position and match context of a request (as `backgammon hint` reads them).
+fn input(request: &EvaluateRequest) -> Result<(Position, Option<MatchId>), ApiError> {
+    let text = request
+        .position
+        .as_deref()
+        .unwrap_or("4HPwATDgc/ABMA")
+        .trim();
+    let position_id = |id: &str| {
+        Position::from_position_id(id).map_err(|e| {
+            ApiError::bad(format!(
+                "position: invalid Position ID {:?}: {e}",
+                shorten(id)
+            ))
+        })
+    };
+    let match_id = |id: &str, field: &str| {
+        MatchId::decode(id)
+            .map_err(|e| ApiError::bad(format!("{field}: invalid Match ID {:?}: {e}", shorten(id))))
+    };
+    let (pos, mut m) = if text.starts_with("XGID=") || text.len() > 40 {
+        let x =
+            Xgid::parse(text).map_err(|e| ApiError::bad(format!("position: invalid XGID: {e}")))?;
+        (x.position, Some(x.match_id()))
+    } else if let Some((p, id)) = text.split_once(':') {
+        (position_id(p)?, Some(match_id(id, "position")?))
+    } else {
+        (position_id(text)?, None)
+    };
+    if let Some(id) = &request.match_id {
+        m = Some(match_id(id.trim(), "match_id")?);
+    }
+    Ok((pos, m))
+}
+
+fn dice_of(request: &EvaluateRequest, m: Option<&MatchId>) -> Result<Option<Dice>, ApiError> {
+    match (&request.dice, m) {
+        (Some(d), _) => d
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|e| ApiError::bad(format!("dice: {:?}: {e}", shorten(d)))),
+        (None, Some(m)) if m.dice.0 > 0 => Dice::new(m.dice.0, m.dice.1)
+            .map(Some)
+            .map_err(|e| ApiError::bad(format!("position: the dice of the Match ID: {e}"))),
+        _ => Ok(None),
+    }
+}
+
+/// `POST /api/backgammon/evaluate`.
+pub(crate) async fn evaluate(
+    State(state): State<Shared>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<EvaluateReport>, ApiError> {
+    let request: EvaluateRequest = json_body(body)?;
+    let (pos, m) = input(&request)?;
+    let dice = dice_of(&request, m.as_ref())?;
+    let plies = plies_of(&state, request.plies, "plies")?;
+    if pos.is_game_over() {
+        return Err(ApiError::bad(
+            "position: the game is over: nothing to evaluate",
+        ));
+    }
+    let eval = evaluator()?;
+    let report = run_search(&state, move |_| {
+        let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY);
+        let cube = advisor.cube(&pos, &cube_state(m.as_ref()));
+        let plays = dice.map(|d| {
+            advisor
+                .plays(&pos, d)
+                .iter()
+                .map(|r| RankedPlayReport {
+                    equity: round6(r.equity),
+                    play: r.play.notation(),
+                    plies: r.plies,
+                    probabilities: r.probabilities.map(round6),
+                })
+                .collect()
+        });
+        let d = &cube.decision;
+        Ok(EvaluateReport {
+            position: pos.position_id(),
+            side_to_move: match m {
+                Some(m) if m.on_roll == 0 => "o".into(),
+                _ => "x".into(),
+            },
+            plies,
+            probabilities: cube.probabilities.map(round6),
+            equity: round6(equity(&cube.probabilities)),
+            cube: CubeReport {
+                action: d.action_text().to_string(),
+                double_pass: d.double_pass,
+                double_take: d.double_take,
+                no_double: d.no_double,
+                take: d.take,
+            },
+            match_state: m.map(|m| MatchReport {
+                match_id: m.encode(),
+                length: m.match_length,
+                score: m.score,
+                cube: m.cube,
+                cube_owner: m.cube_owner,
+                crawford: m.crawford,
+                on_roll: m.on_roll,
+                dice: [m.dice.0, m.dice.1],
+                match_equity: match_equity(&m),
+            }),
+            dice: dice.map(|d| d.to_string()),
+            plays,
+        })
+    })
+    .await?;
+    Ok(Json(report))
+}

@@ -1,0 +1,187 @@
+//! Tabula's HTTP JSON API (`tabula serve --http ADDR`), on axum and tokio.
+//!
+//! - `GET /api/{game}/moves`, `POST /api/{game}/best`, `POST /api/{game}/analyze` for Bi-litaire
+//!   and Pylos: legal moves with the positions they lead to, the best move under a budget
+//!   (the solver's [`Driver::analyze`](tabula_solver::Driver::analyze)), and the exact value
+//!   with every move's value (GamesmanOne-style, [`Driver::move_values`](tabula_solver::Driver::move_values)).
+//! - `GET /api/backgammon/move` (the query parameters and answer of wildbg's `/move`) and
+//!   `POST /api/backgammon/evaluate` (probabilities, equity, cube decision, ranked plays, with
+//!   the match context of a gnubg ID, Match ID or XGID), from the gammon advisor.
+//! - `GET /health`, `GET /version`, `GET /openapi.json` (an OpenAPI 3.0 description).
+//!
+//! Limits ([`ServerConfig`]): a request body size, a cap on each search's time and nodes, a
+//! bounded number of searches at once (more are answered `503` with `Retry-After`), one
+//! transposition table of bounded size per search, and a timeout per request. Bad input is a
+//! `400` with `{"error":{"kind":"bad_input","message":"…"}}` whose message names the field.
+//! Searches run on tokio's blocking threads; a client that goes away stops its search.
+
+mod error;
+mod games;
+mod gammon;
+mod openapi;
+mod params;
+mod slots;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use std::sync::Arc;
+use std::time::Duration;
+use tabula_api::server::{HealthReport, LimitsReport, VersionReport};
+use tokio::sync::Semaphore;
+
+pub use error::ApiError;
+pub use openapi::openapi;
+pub use slots::MAX_SEARCHES;
+
+/// The largest transposition table one search may have, in MiB.
+pub const MAX_TABLE_MIB: u64 = 64;
+
+/// The deepest backgammon search served (plies).
+pub const MAX_PLIES: u8 = 2;
+
+/// What the server allows. [`ServerConfig::default`] suits a small machine.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// The longest search, in milliseconds (a request asking more gets this).
+    pub max_time_ms: u64,
+    /// The most nodes of one search (`None`: only time bounds it).
+    pub max_nodes: Option<u64>,
+    /// A search's time when the request gives no budget.
+    pub default_time_ms: u64,
+    /// Searches at once (1 to [`MAX_SEARCHES`]); more are answered 503 with `Retry-After`.
+    pub max_searches: usize,
+    /// The transposition table of each search, in MiB (1 to [`MAX_TABLE_MIB`]).
+    pub table_mib: u64,
+    /// Threads per search.
+    pub threads: usize,
+    /// The largest request body, in bytes (larger: 413).
+    pub max_body_bytes: usize,
+    /// Backgammon's search depth when the request gives none, and the deepest allowed (at most
+    /// [`MAX_PLIES`]).
+    pub default_plies: u8,
+    pub max_plies: u8,
+    /// The longest a request may take, searches included (then 503).
+    pub request_timeout: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            max_time_ms: 10_000,
+            max_nodes: None,
+            default_time_ms: 1_000,
+            max_searches: 2,
+            table_mib: 16,
+            threads: 1,
+            max_body_bytes: 64 * 1024,
+            default_plies: 1,
+            max_plies: MAX_PLIES,
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl ServerConfig {
+    /// The configuration with every limit brought within the server's hard caps.
+    fn clamped(mut self) -> ServerConfig {
+        self.max_searches = self.max_searches.clamp(1, MAX_SEARCHES);
+        self.table_mib = self.table_mib.clamp(1, MAX_TABLE_MIB);
+        self.threads = self.threads.clamp(1, 64);
+        self.max_time_ms = self.max_time_ms.max(1);
+        self.default_time_ms = self.default_time_ms.clamp(1, self.max_time_ms);
+        self.max_plies = self.max_plies.min(MAX_PLIES);
+        self.default_plies = self.default_plies.min(self.max_plies);
+        self
+    }
+
+    fn limits_report(&self) -> LimitsReport {
+        LimitsReport {
+            max_time_ms: self.max_time_ms,
+            max_nodes: self.max_nodes,
+            default_time_ms: self.default_time_ms,
+            max_searches: self.max_searches,
+            table_mib: self.table_mib,
+            max_body_bytes: self.max_body_bytes,
+            max_plies: self.max_plies,
+        }
+    }
+}
+
+/// What every handler shares.
+#[derive(Debug)]
+pub(crate) struct AppState {
+    pub(crate) config: ServerConfig,
+    pub(crate) searches: Arc<Semaphore>,
+}
+
+pub(crate) type Shared = Arc<AppState>;
+
+/// The API's routes, with its limits, over `config` (clamped to the hard caps).
+pub fn router(config: ServerConfig) -> Router {
+    let config = config.clamped();
+    let body_limit = config.max_body_bytes;
+    let timeout = config.request_timeout;
+    let state = Arc::new(AppState {
+        searches: Arc::new(Semaphore::new(config.max_searches)),
+        config,
+    });
+    Router::new()
+        .route("/health", get(health))
+        .route("/version", get(version))
+        .route("/openapi.json", get(openapi_json))
+        .route("/api/backgammon/move", get(gammon::wildbg_move))
+        .route("/api/backgammon/evaluate", post(gammon::evaluate))
+        .route("/api/{game}/moves", get(games::moves))
+        .route("/api/{game}/best", post(games::best))
+        .route("/api/{game}/analyze", post(games::analyze))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(middleware::from_fn(move |req: Request, next: Next| {
+            with_timeout(timeout, req, next)
+        }))
+        .with_state(state)
+}
+
+/// Serves the API on `listener` until the process ends (or the listener fails).
+pub async fn run(listener: tokio::net::TcpListener, config: ServerConfig) -> std::io::Result<()> {
+    axum::serve(listener, router(config)).await
+}
+
+async fn with_timeout(timeout: Duration, req: Request, next: Next) -> Response {
+    match tokio::time::timeout(timeout, next.run(req)).await {
+        Ok(response) => response,
+        // Dropping the handler's future stops its search (see `slots`).
+        Err(_) => ApiError::timeout(timeout).into_response(),
+    }
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found()
+}
+
+async fn health(State(state): State<Shared>) -> Json<HealthReport> {
+    let max = state.config.max_searches;
+    Json(HealthReport {
+        status: "ok".into(),
+        searches: max - state.searches.available_permits().min(max),
+        max_searches: max,
+    })
+}
+
+async fn version(State(state): State<Shared>) -> Json<VersionReport> {
+    Json(VersionReport {
+        name: "tabula".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        games: ["bilitaire", "pylos", "backgammon"]
+            .map(String::from)
+            .to_vec(),
+        limits: state.config.limits_report(),
+    })
+}
+
+async fn openapi_json(State(state): State<Shared>) -> Json<serde_json::Value> {
+    Json(openapi(&state.config))
+}

@@ -1,0 +1,694 @@
+//! The HTTP API in process: a server on 127.0.0.1:0 and plain HTTP/1.1 requests over TCP.
+//! Every answer is compared with what the engine, the driver or the advisor gives directly.
+
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tabula_engine::{bilitaire, pylos, Game};
+use tabula_server::{ServerConfig, MAX_PLIES};
+use tabula_solver::driver::Config;
+use tabula_solver::{AtomicTable, Driver, Limits, Solve};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A 23-ball Bi-litaire position of the benchmark suite (value 18, solved in tenths of a second).
+const BILITAIRE: &str = "--..o.--/--....--/......../..oo..../--..o.oo/--ooo.oo/oooooo--/oooooo-- s";
+
+/// A Pylos position under children's rules: level 0 full, six balls on level 1.
+fn pylos_late() -> pylos::Position {
+    let rules = pylos::Rules::new(pylos::Variant::Children, pylos::Takeback::Optional);
+    let mut pos = pylos::Position::start(rules);
+    let moves = "0a1 0b1 0c1 0d1 0a2 0b2 0c2 0d2 0a3 0b3 0c3 0d3 0a4 0b4 0c4 0d4 \
+                 1a1 1b1 1c1 1a2 1b2 1c2";
+    for m in moves.split_whitespace() {
+        pos = pos.play(pos.parse_move(m).unwrap());
+    }
+    pos
+}
+
+async fn start(config: ServerConfig) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(tabula_server::run(listener, config));
+    addr
+}
+
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn request_text(method: &str, path: &str, body: Option<&str>) -> String {
+    let body = body.unwrap_or("");
+    format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+async fn send(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Answer {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(request_text(method, path, body).as_bytes())
+        .await
+        .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a complete HTTP answer");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Answer {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+async fn get(addr: SocketAddr, path: &str) -> Answer {
+    send(addr, "GET", path, None).await
+}
+
+async fn post(addr: SocketAddr, path: &str, body: &str) -> Answer {
+    send(addr, "POST", path, Some(body)).await
+}
+
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The routes the server must serve, with a request that reaches each.
+const ROUTES: [(&str, &str, &str); 9] = [
+    ("get", "/health", "/health"),
+    ("get", "/version", "/version"),
+    ("get", "/openapi.json", "/openapi.json"),
+    ("get", "/api/{game}/moves", "/api/pylos/moves"),
+    ("post", "/api/{game}/best", "/api/pylos/best"),
+    ("post", "/api/{game}/analyze", "/api/pylos/analyze"),
+    (
+        "get",
+        "/api/backgammon/move",
+        "/api/backgammon/move?die1=3&die2=1&p24=2&p1=-2",
+    ),
+    (
+        "post",
+        "/api/backgammon/evaluate",
+        "/api/backgammon/evaluate",
+    ),
+    // Listed to check the fallback below, not in the document.
+    ("get", "/nowhere", "/nowhere"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openapi_lists_every_route_and_every_listed_route_is_served() {
+    let addr = start(ServerConfig::default()).await;
+    let doc = get(addr, "/openapi.json").await;
+    assert_eq!(doc.status, 200);
+    let doc = doc.json();
+    assert_eq!(doc["openapi"], "3.0.3");
+    let paths = doc["paths"].as_object().unwrap();
+    for (method, route, _) in &ROUTES[..8] {
+        assert!(
+            paths.get(*route).and_then(|p| p.get(*method)).is_some(),
+            "{method} {route} missing from /openapi.json"
+        );
+    }
+    assert_eq!(
+        paths.len(),
+        8,
+        "a path in the document that the test does not know"
+    );
+    for (method, route, path) in ROUTES {
+        let body = (method == "post").then_some(r#"{"budget":{"nodes":1000}}"#);
+        let body = if route.contains("evaluate") {
+            Some("{}")
+        } else {
+            body
+        };
+        let answer = send(addr, &method.to_uppercase(), path, body).await;
+        if route == "/nowhere" {
+            assert_eq!(answer.status, 404);
+            assert_eq!(answer.json()["error"]["kind"], "bad_input");
+        } else {
+            assert_eq!(answer.status, 200, "{method} {path}: {}", answer.body);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_and_version() {
+    let addr = start(ServerConfig::default()).await;
+    let h = get(addr, "/health").await.json();
+    assert_eq!(h["status"], "ok");
+    assert_eq!(h["searches"], 0);
+    assert_eq!(h["max_searches"], 2);
+    let v = get(addr, "/version").await.json();
+    assert_eq!(v["name"], "tabula");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["limits"]["table_mib"], 16);
+}
+
+fn expected_moves<G: Game + std::fmt::Display>(pos: &G) -> Vec<(String, String)> {
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    moves
+        .into_iter()
+        .map(|m| (m.to_string(), pos.play(m).to_string()))
+        .collect()
+}
+
+fn listed(v: &Value) -> Vec<(String, String)> {
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().to_string(),
+                m["position"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_are_the_engine_s_with_the_positions_they_lead_to() {
+    let addr = start(ServerConfig::default()).await;
+    let v = get(addr, "/api/bilitaire/moves").await.json();
+    assert_eq!(v["game"], "bilitaire");
+    let start = bilitaire::Position::start_with(bilitaire::Rules::default());
+    assert_eq!(listed(&v), expected_moves(&start));
+    let path = format!("/api/bilitaire/moves?position={}", encode(BILITAIRE));
+    let v = get(addr, &path).await.json();
+    let pos = bilitaire::Position::parse(BILITAIRE).unwrap();
+    assert_eq!(v["side_to_move"], "slider");
+    assert_eq!(listed(&v), expected_moves(&pos));
+    assert!(!listed(&v).is_empty());
+
+    let late = pylos_late();
+    let path = format!(
+        "/api/pylos/moves?rules=children&position={}",
+        encode(&late.to_string())
+    );
+    let v = get(addr, &path).await.json();
+    assert_eq!(v["position"], late.to_string());
+    assert_eq!(listed(&v), expected_moves(&late));
+}
+
+/// The driver's exact value of `pos`, with no limit.
+fn solved<G: tabula_solver::Searchable>(
+    pos: &G,
+) -> (i32, Vec<tabula_solver::search::MoveValue<G::Move>>) {
+    let table = AtomicTable::with_megabytes(16);
+    let config = Config {
+        threads: 1,
+        ..Config::default()
+    };
+    let driver = Driver::new(&table, config, Limits::none());
+    let Solve::Solved { line, .. } = driver.solve(pos) else {
+        panic!("not solved")
+    };
+    let values = driver.move_values(pos, line.value);
+    (line.value, values)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn best_and_analyze_agree_with_the_driver() {
+    let addr = start(ServerConfig::default()).await;
+    // Bi-litaire: the value is proven within the budget.
+    let body = format!(r#"{{"position":"{BILITAIRE}","budget":{{"time_ms":10000}}}}"#);
+    let v = post(addr, "/api/bilitaire/best", &body).await.json();
+    assert_eq!(v["exact"], true, "{v}");
+    assert_eq!(v["value"], 18, "{v}");
+    let pos = bilitaire::Position::parse(BILITAIRE).unwrap();
+    let best = pos
+        .parse_move(v["best"].as_str().unwrap())
+        .expect("a legal best move");
+    assert_eq!(v["pv"][0].as_str().unwrap(), best.to_string());
+
+    // The analysis of a position small enough to value every move within the budget.
+    let small = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
+    let body = format!(r#"{{"position":"{small}","budget":{{"time_ms":10000}}}}"#);
+    let a = post(addr, "/api/bilitaire/analyze", &body).await.json();
+    let pos = bilitaire::Position::parse(small).unwrap();
+    let (value, values) = solved(&pos);
+    assert_eq!(a["value"], value);
+    assert_eq!(a["exact"], true);
+    let moves = a["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), values.len());
+    for (m, v) in moves.iter().zip(&values) {
+        assert_eq!(m["move"].as_str().unwrap(), v.mv.to_string());
+        assert_eq!(m["position"].as_str().unwrap(), pos.play(v.mv).to_string());
+        assert_eq!(m["value"], v.value.expect("proven"), "{m}");
+    }
+    // The best moves reach the value.
+    assert!(moves.iter().any(|m| m["value"] == value));
+
+    // Pylos: values for the side to move, with the distance.
+    let late = pylos_late();
+    let body =
+        format!(r#"{{"position":"{late}","rules":"children","budget":{{"time_ms":10000}}}}"#);
+    let v = post(addr, "/api/pylos/best", &body).await.json();
+    assert_eq!(v["exact"], true, "{v}");
+    let (black, values) = solved(&late);
+    let mover = if late.turn() == pylos::Color::Black {
+        black
+    } else {
+        -black
+    };
+    assert_eq!(v["value"], mover);
+    let a = post(addr, "/api/pylos/analyze", &body).await.json();
+    assert_eq!(a["value"], mover, "{a}");
+    assert_eq!(a["result"], v["result"]);
+    assert_eq!(a["plies"], v["plies"]);
+    let moves = a["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), values.len());
+    for (m, v) in moves.iter().zip(&values) {
+        assert_eq!(m["move"].as_str().unwrap(), v.mv.to_string());
+        if let Some(x) = v.value {
+            let x = if late.turn() == pylos::Color::Black {
+                x
+            } else {
+                -x
+            };
+            assert_eq!(m["value"], x, "{m}");
+            assert!(m["result"].is_string());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_too_small_gives_an_honest_stopped_answer() {
+    let addr = start(ServerConfig::default()).await;
+    let body = r#"{"budget":{"nodes":50}}"#;
+    let a = post(addr, "/api/bilitaire/analyze", body).await.json();
+    assert_eq!(a["exact"], false, "{a}");
+    assert_eq!(a["stopped"], true);
+    assert!(a["value"].is_null());
+    let start = bilitaire::Position::start_with(bilitaire::Rules::default());
+    assert_eq!(
+        a["moves"].as_array().unwrap().len(),
+        expected_moves(&start).len()
+    );
+}
+
+const START_WILDBG: &str = "p6=5&p8=3&p13=5&p24=2&p1=-2&p12=-5&p17=-3&p19=-5";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backgammon_move_is_wildbg_s_shape_with_the_advisor_s_plays() {
+    use tabula_engine::backgammon::{Dice, Position};
+    use tabula_gammon::advisor::Advisor;
+    use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
+    let addr = start(ServerConfig::default()).await;
+    let v = get(
+        addr,
+        &format!("/api/backgammon/move?die1=3&die2=1&{START_WILDBG}"),
+    )
+    .await;
+    assert_eq!(v.status, 200, "{}", v.body);
+    let v = v.json();
+    let moves = v["moves"].as_array().unwrap();
+    let eval = tabula_gammon::weights::builtin().unwrap();
+    let options = tabula_gammon::SearchOptions {
+        plies: 1,
+        cache_slots: 1 << 16,
+        ..Default::default()
+    };
+    let advisor = Advisor::new(eval, options, DEFAULT_CUBE_EFFICIENCY);
+    let dice: Dice = "31".parse().unwrap();
+    let ranked = advisor.plays(&Position::START, dice);
+    assert_eq!(moves.len(), ranked.len());
+    for (m, r) in moves.iter().zip(&ranked) {
+        let steps: Vec<(u64, u64)> = m["play"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["from"].as_u64().unwrap(), d["to"].as_u64().unwrap()))
+            .collect();
+        let expected: Vec<(u64, u64)> = r
+            .play
+            .steps()
+            .iter()
+            .map(|s| (s.from.into(), s.to.into()))
+            .collect();
+        assert_eq!(steps, expected);
+        let p = &m["probabilities"];
+        assert!((p["win"].as_f64().unwrap() - f64::from(r.probabilities[0])).abs() < 1e-6);
+        assert!((p["loseBg"].as_f64().unwrap() - f64::from(r.probabilities[4])).abs() < 1e-6);
+    }
+    // 8/5 6/5, as `backgammon hint` answers.
+    assert_eq!(ranked[0].play.notation(), "8/5 6/5");
+    // Dancing on a closed board: one empty play.
+    let v = get(
+        addr,
+        "/api/backgammon/move?die1=6&die2=6&p25=1&p19=-2&p20=-2&p21=-2&p22=-2&p23=-2&p24=-2&p6=14",
+    )
+    .await
+    .json();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["moves"][0]["play"], serde_json::json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backgammon_evaluate_gives_the_cube_and_the_match_context() {
+    use tabula_engine::backgammon::{MatchId, Position};
+    use tabula_gammon::advisor::{cube_state, Advisor};
+    use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
+    let addr = start(ServerConfig::default()).await;
+    let v = post(addr, "/api/backgammon/evaluate", r#"{"plies":0}"#).await;
+    assert_eq!(v.status, 200, "{}", v.body);
+    let v = v.json();
+    let eval = tabula_gammon::weights::builtin().unwrap();
+    let options = tabula_gammon::SearchOptions {
+        plies: 0,
+        cache_slots: 1 << 16,
+        ..Default::default()
+    };
+    let advisor = Advisor::new(eval, options, DEFAULT_CUBE_EFFICIENCY);
+    let cube = advisor.cube(&Position::START, &cube_state(None));
+    let p0 = (f64::from(cube.probabilities[0]) * 1e6).round() / 1e6;
+    assert_eq!(v["probabilities"][0], p0);
+    assert_eq!(v["cube"]["action"], cube.decision.action_text());
+    assert!(v["plays"].is_null());
+    assert!(v.get("match").is_none());
+    // A match to 5 at 2-1 with dice 31 rolled, as a gnubg ID.
+    let m = MatchId {
+        match_length: 5,
+        score: [2, 1],
+        dice: (3, 1),
+        ..MatchId::default()
+    };
+    let body = format!(
+        r#"{{"position":"4HPwATDgc/ABMA:{}","plies":0}}"#,
+        m.encode()
+    );
+    let v = post(addr, "/api/backgammon/evaluate", &body).await.json();
+    assert_eq!(v["match"]["length"], 5, "{v}");
+    assert_eq!(v["match"]["score"], serde_json::json!([2, 1]));
+    assert!(v["match"]["match_equity"].as_f64().is_some());
+    assert_eq!(v["dice"], "31");
+    assert_eq!(v["plays"][0]["play"], "8/5 6/5");
+    assert_eq!(v["side_to_move"], "o");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_a_400_naming_the_field() {
+    let addr = start(ServerConfig::default()).await;
+    let too_deep = format!(r#"{{"plies":{}}}"#, MAX_PLIES + 1);
+    let cases: Vec<(&str, String, Option<String>, &str)> = vec![
+        ("GET", "/api/chess/moves".into(), None, "game"),
+        ("GET", "/api/backgammon/moves".into(), None, "game"),
+        (
+            "GET",
+            "/api/pylos/moves?position=xyz".into(),
+            None,
+            "position",
+        ),
+        ("GET", "/api/pylos/moves?rules=kids".into(), None, "rules"),
+        (
+            "GET",
+            "/api/pylos/moves?takeback=sometimes".into(),
+            None,
+            "takeback",
+        ),
+        (
+            "GET",
+            "/api/bilitaire/moves?takeback=optional".into(),
+            None,
+            "takeback",
+        ),
+        (
+            "GET",
+            "/api/bilitaire/moves?rules=free".into(),
+            None,
+            "rules",
+        ),
+        (
+            "GET",
+            "/api/bilitaire/moves?posiiton=x".into(),
+            None,
+            "posiiton",
+        ),
+        (
+            "GET",
+            "/api/bilitaire/moves?rules=a&rules=b".into(),
+            None,
+            "rules",
+        ),
+        (
+            "POST",
+            "/api/bilitaire/best".into(),
+            Some("{".into()),
+            "body",
+        ),
+        (
+            "POST",
+            "/api/bilitaire/best".into(),
+            Some("[]".into()),
+            "body",
+        ),
+        (
+            "POST",
+            "/api/bilitaire/best".into(),
+            Some(r#"{"postion":"x"}"#.into()),
+            "postion",
+        ),
+        (
+            "POST",
+            "/api/bilitaire/best".into(),
+            Some(r#"{"position":7}"#.into()),
+            "position",
+        ),
+        (
+            "POST",
+            "/api/bilitaire/best".into(),
+            Some(r#"{"position":"nope"}"#.into()),
+            "position",
+        ),
+        (
+            "POST",
+            "/api/pylos/analyze".into(),
+            Some(r#"{"budget":{"time_ms":-1}}"#.into()),
+            "budget.time_ms",
+        ),
+        (
+            "POST",
+            "/api/pylos/analyze".into(),
+            Some(r#"{"budget":{"time_ms":0}}"#.into()),
+            "budget.time_ms",
+        ),
+        (
+            "POST",
+            "/api/pylos/analyze".into(),
+            Some(r#"{"budget":{"nodes":"many"}}"#.into()),
+            "budget.nodes",
+        ),
+        (
+            "POST",
+            "/api/pylos/analyze".into(),
+            Some(r#"{"budget":{"depth":3}}"#.into()),
+            "depth",
+        ),
+        (
+            "POST",
+            "/api/pylos/best".into(),
+            Some(r#"{"rules":"kids"}"#.into()),
+            "rules",
+        ),
+        ("GET", "/api/backgammon/move?die2=1".into(), None, "die1"),
+        (
+            "GET",
+            "/api/backgammon/move?die1=7&die2=1".into(),
+            None,
+            "die1",
+        ),
+        (
+            "GET",
+            "/api/backgammon/move?die1=3&die2=x".into(),
+            None,
+            "die2",
+        ),
+        (
+            "GET",
+            "/api/backgammon/move?die1=3&die2=1&p3=16".into(),
+            None,
+            "p3",
+        ),
+        (
+            "GET",
+            "/api/backgammon/move?die1=3&die2=1&p0=2".into(),
+            None,
+            "p0",
+        ),
+        (
+            "GET",
+            "/api/backgammon/move?die1=3&die2=1&p25=-1".into(),
+            None,
+            "p25",
+        ),
+        (
+            "GET",
+            "/api/backgammon/move?die1=3&die2=1&p1=9&p2=9".into(),
+            None,
+            "p0..p25",
+        ),
+        (
+            "GET",
+            "/api/backgammon/move?die1=3&die2=1".into(),
+            None,
+            "p0..p25",
+        ),
+        (
+            "GET",
+            "/api/backgammon/move?die1=3&die2=1&p1=1&plies=9".into(),
+            None,
+            "plies",
+        ),
+        (
+            "POST",
+            "/api/backgammon/evaluate".into(),
+            Some(r#"{"position":"garbage"}"#.into()),
+            "position",
+        ),
+        (
+            "POST",
+            "/api/backgammon/evaluate".into(),
+            Some(r#"{"position":"XGID=junk"}"#.into()),
+            "position",
+        ),
+        (
+            "POST",
+            "/api/backgammon/evaluate".into(),
+            Some(r#"{"match_id":"!!"}"#.into()),
+            "match_id",
+        ),
+        (
+            "POST",
+            "/api/backgammon/evaluate".into(),
+            Some(r#"{"dice":"71"}"#.into()),
+            "dice",
+        ),
+        (
+            "POST",
+            "/api/backgammon/evaluate".into(),
+            Some(too_deep),
+            "plies",
+        ),
+        (
+            "POST",
+            "/api/backgammon/evaluate".into(),
+            Some(r#"{"plies":300}"#.into()),
+            "plies",
+        ),
+    ];
+    for (method, path, body, field) in cases {
+        let answer = send(addr, method, &path, body.as_deref()).await;
+        assert_eq!(
+            answer.status, 400,
+            "{method} {path} {body:?}: {}",
+            answer.body
+        );
+        let v = answer.json();
+        assert_eq!(v["error"]["kind"], "bad_input", "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(field),
+            "{method} {path} {body:?}: {message}"
+        );
+    }
+    // The server still serves.
+    assert_eq!(get(addr, "/health").await.status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_body_is_a_413() {
+    let config = ServerConfig {
+        max_body_bytes: 1024,
+        ..ServerConfig::default()
+    };
+    let addr = start(config).await;
+    let big = format!(r#"{{"position":"{}"}}"#, "o".repeat(4096));
+    let answer = post(addr, "/api/bilitaire/best", &big).await;
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    assert_eq!(answer.json()["error"]["kind"], "bad_input");
+    assert_eq!(get(addr, "/health").await.status, 200);
+}
+
+/// Polls `/health` until `searches` is `n` (at most 600 polls, 50 ms apart).
+async fn wait_for_searches(addr: SocketAddr, n: u64) {
+    for _ in 0..600 {
+        if get(addr, "/health").await.json()["searches"] == n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the server never reached {n} running searches");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_server_answers_503_and_a_client_that_leaves_stops_its_search() {
+    let config = ServerConfig {
+        max_searches: 1,
+        max_time_ms: 120_000,
+        request_timeout: Duration::from_secs(300),
+        ..ServerConfig::default()
+    };
+    let addr = start(config).await;
+    // A search of the Bi-litaire start that cannot end within its budget.
+    let long = r#"{"budget":{"time_ms":120000}}"#;
+    let mut first = TcpStream::connect(addr).await.unwrap();
+    first
+        .write_all(request_text("POST", "/api/bilitaire/best", Some(long)).as_bytes())
+        .await
+        .unwrap();
+    wait_for_searches(addr, 1).await;
+    for path in ["/api/pylos/best", "/api/backgammon/evaluate"] {
+        let busy = post(addr, path, "{}").await;
+        assert_eq!(busy.status, 503, "{}", busy.body);
+        let retry: u64 = busy
+            .header("retry-after")
+            .expect("Retry-After")
+            .parse()
+            .unwrap();
+        assert!(retry >= 1);
+        assert_eq!(busy.json()["error"]["kind"], "interrupted");
+    }
+    // Cheap requests are still served.
+    assert_eq!(get(addr, "/api/pylos/moves").await.status, 200);
+    // The client goes away: its search stops and frees the slot.
+    drop(first);
+    wait_for_searches(addr, 0).await;
+    let ok = post(addr, "/api/pylos/best", r#"{"budget":{"nodes":1000}}"#).await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+}
