@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
+use std::time::Duration;
 
 use tabula_engine::backgammon::{Dice, FibsBoard, Position};
 
@@ -233,5 +234,200 @@ fn threads_out_of_range_exit_2() {
             ],
             "--threads",
         );
+    }
+}
+
+/// A server serving many connections (no `--once`), killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let mut child = common::command()
+            .args(["backgammon", "external", "--listen", "127.0.0.1:0"])
+            .args(["--plies", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start tabula");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("read the address");
+        let addr = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        Server { child, addr }
+    }
+
+    /// A connected client whose reads fail after a minute instead of hanging the test.
+    fn connect(&self) -> Client {
+        let stream = TcpStream::connect(&self.addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        Client::new(stream)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Client {
+    /// Reads one line; `None` at the end of the connection.
+    fn line(&mut self) -> Option<String> {
+        let mut reply = String::new();
+        let n = self.reader.read_line(&mut reply).expect("read a line");
+        (n > 0).then(|| reply.trim_end_matches('\n').to_string())
+    }
+
+    /// A play for the first fixture board, checked legal.
+    fn plays(&mut self, board: &str) {
+        let b = FibsBoard::parse(board).unwrap();
+        let dice = Dice::new(b.dice.0, b.dice.1).unwrap();
+        let reply = self.ask(board);
+        b.position
+            .parse_play(dice, &reply)
+            .unwrap_or_else(|e| panic!("{board}: reply {reply:?}: {e}"));
+    }
+}
+
+/// Issue 15: connections are served at once. The old server answered one connection at a
+/// time, so the second client here got no reply while the first stayed connected.
+#[test]
+fn two_concurrent_clients_are_both_answered() {
+    let server = Server::start(&[]);
+    let board = &fixture_boards()[0];
+    let mut a = server.connect();
+    a.plays(board);
+    let mut b = server.connect();
+    b.plays(board);
+    a.plays(board);
+    b.plays(board);
+}
+
+/// Issue 15: a connection beyond `--max-connections` gets one busy line and is closed; the
+/// connections being served go on.
+#[test]
+fn a_client_beyond_the_limit_gets_the_busy_reply() {
+    let server = Server::start(&["--max-connections", "1"]);
+    let board = &fixture_boards()[0];
+    let mut a = server.connect();
+    a.plays(board);
+    let mut b = server.connect();
+    let busy = b.line().expect("a busy line");
+    assert!(busy.starts_with("Error: busy: 1 connections"), "{busy:?}");
+    assert_eq!(b.line(), None, "the refused connection is closed");
+    a.plays(board);
+    // Once the first leaves, its slot is free again.
+    drop(a);
+    let mut tries = 0;
+    let mut c = loop {
+        tries += 1;
+        assert!(tries < 600, "the slot was never freed");
+        let mut c = server.connect();
+        c.writer
+            .write_all(format!("{board}\n\0").as_bytes())
+            .unwrap();
+        match c.line() {
+            Some(reply) if reply.starts_with("Error: busy") => {
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+            Some(_) => break c,
+            None => panic!("connection closed without a reply"),
+        }
+    };
+    c.plays(board);
+}
+
+/// Issue 15: a client that sends nothing is closed after `--timeout` seconds with an error
+/// line, while another is served meanwhile and afterwards.
+#[test]
+fn an_idle_client_is_disconnected_while_another_is_served() {
+    let server = Server::start(&["--max-connections", "3", "--timeout", "2"]);
+    let board = &fixture_boards()[0];
+    let mut idle = server.connect();
+    let mut busy = server.connect();
+    busy.plays(board);
+    let last = idle.line().expect("an error line before the close");
+    assert_eq!(last, "Error: no line for 2 s; closing");
+    assert_eq!(idle.line(), None, "the idle connection is closed");
+    let mut late = server.connect();
+    late.plays(board);
+}
+
+/// Issue 15: a 200 KB line (and a line that is not UTF-8) gets one error line and is
+/// discarded; the session goes on. The `--log` stays bounded: refused lines are logged by
+/// length, and a long bad board is cut in the log and in the reply.
+#[test]
+fn long_and_garbage_lines_get_errors_and_the_log_stays_bounded() {
+    let dir = std::env::temp_dir().join(format!("tabula-external-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("external.log");
+    let _ = std::fs::remove_file(&log);
+    let (child, stream) = start(&["--plies", "0", "--log", log.to_str().unwrap()]);
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut client = Client::new(stream);
+    let board = &fixture_boards()[0];
+
+    let huge = "x".repeat(200 * 1024);
+    let reply = client.ask(&huge);
+    assert!(reply.starts_with("Error: line of "), "{reply:?}");
+    assert!(reply.contains("discarded"), "{reply:?}");
+    client.plays(board);
+
+    client.writer.write_all(b"board:\xff\xfe:x\n\0").unwrap();
+    let reply = client.line().unwrap();
+    assert_eq!(reply, "Error: line is not UTF-8; discarded");
+
+    // Under the line limit, but a field of 7000 bytes that the parse error quotes.
+    let mut fields: Vec<String> = board.split(':').map(str::to_string).collect();
+    fields[6] = "y".repeat(7000);
+    let bad = fields.join(":");
+    let reply = client.ask(&bad);
+    assert!(reply.starts_with("Error: "), "{reply:?}");
+    assert!(reply.len() < 1024, "reply of {} bytes", reply.len());
+    client.plays(board);
+    finish(child, client);
+
+    let text = std::fs::read_to_string(&log).expect("the log");
+    let entries: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| {
+            assert!(l.len() < 2048, "log line of {} bytes", l.len());
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"))
+        })
+        .collect();
+    let kinds: Vec<&str> = entries
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["refused", "move", "refused", "error", "move"]);
+    assert_eq!(entries[0]["bytes"], 200 * 1024);
+    assert!(text.len() < 6 * 1024, "log of {} bytes", text.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn connection_limit_and_timeout_out_of_range_exit_2() {
+    let ext = ["backgammon", "external", "--listen", "nonsense"];
+    for (flag, n) in [
+        ("--max-connections", "0"),
+        ("--max-connections", "257"),
+        ("--timeout", "0"),
+    ] {
+        assert_bad_input(&[&ext[..], &[flag, n]].concat(), flag);
     }
 }

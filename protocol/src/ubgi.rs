@@ -9,13 +9,13 @@
 //! |---|---|
 //! | `ubgi` | `id name …`, `id author …`, `option …` lines, `ubgiok` |
 //! | `isready` | `readyok` |
-//! | `setoption name Plies\|Seed\|Deterministic value V` | nothing |
+//! | `setoption name Plies\|Seed\|Deterministic\|Variant value V` | nothing |
 //! | `newgame` | nothing (cube centred at 1, position and dice cleared) |
 //! | `newsession type money\|match [length N] [jacoby on\|off] [crawford on\|off]` | nothing |
 //! | `setscore <p0> <p1>`, `setcube value <N> owner center\|p0\|p1`, `setturn p0\|p1` | nothing |
 //! | `position gnubgid <ID>` \| `position xgid <XGID>` | nothing |
 //! | `dice <d1> <d2>` | nothing |
-//! | `go role chequer` | `info …`, `bestmove <from/to …>` (`bestmove (none)` when no play is legal) |
+//! | `go role chequer` | `info …`, `bestmove <from/to …>` (`bestmove pass` when no play is legal) |
 //! | `go role cube` | `info …`, `bestcube double\|nodouble` |
 //! | `go role take` (Tabula's extension: the position is the doubler's, on roll) | `info …`, `bestcube take\|drop` |
 //! | `go role turn` | `bestturn cube=<double\|nodouble> move=<from/to …>` |
@@ -40,6 +40,10 @@ const MAX_CUBE: u32 = 1 << 15;
 
 /// The longest match accepted.
 const MAX_MATCH: u32 = 64;
+
+/// The move text of a roll with no legal play, as bgci (bkgm's move text) and wildbg's UBGI
+/// engine write and read it.
+const NO_PLAY: &str = "pass";
 
 /// A UBGI session: the match context, position, dice and the advisor (its cache stays warm
 /// over a session).
@@ -219,6 +223,7 @@ impl Ubgi {
             ),
             "option name Deterministic type check default true".into(),
             "option name Seed type spin default 0 min 0 max 4294967295".into(),
+            "option name Variant type combo default backgammon var backgammon".into(),
             "ubgiok".into(),
         ]
     }
@@ -279,6 +284,15 @@ impl Ubgi {
                     )))
                 }
             },
+            // bgci's and wildbg's option (not in the v0.1 draft): bgci's `check` sets it.
+            "Variant" => {
+                if value != "backgammon" {
+                    return Err(ProtocolError::new(
+                        ErrorCode::UnsupportedFeature,
+                        format!("Variant {:?}: only backgammon is played", shorten(value)),
+                    ));
+                }
+            }
             _ => {
                 return Err(ProtocolError::new(
                     ErrorCode::UnsupportedFeature,
@@ -521,7 +535,7 @@ impl Ubgi {
                 let Some(best) = plays.first() else {
                     return Ok(vec![
                         "info role chequer string no legal play".into(),
-                        "bestmove (none)".into(),
+                        format!("bestmove {NO_PLAY}"),
                     ]);
                 };
                 Ok(vec![
@@ -562,7 +576,7 @@ impl Ubgi {
                     "bestturn cube={} move={}",
                     if double { "double" } else { "nodouble" },
                     best.map(|p| play_text(&p))
-                        .unwrap_or_else(|| "(none)".into())
+                        .unwrap_or_else(|| NO_PLAY.into())
                 )])
             }
         }
@@ -618,6 +632,52 @@ mod tests {
         let mv = r.last().unwrap().strip_prefix("bestmove ").unwrap();
         assert_eq!(mv.split(' ').count(), 4, "{mv}");
         assert!(!mv.contains('('));
+    }
+
+    /// bgci (through bkgm's move text) and wildbg's UBGI engine write and read `pass` for a
+    /// roll with no legal play; the old `(none)` made bgci abort the duel with "engine
+    /// returned invalid move text: (none)".
+    #[test]
+    fn no_legal_play_is_pass() {
+        let mut s = session();
+        // On the bar against a closed board.
+        let mut me = [0u8; 25];
+        let mut opp = [0u8; 25];
+        me[24] = 1;
+        me[5] = 14;
+        opp[..6].fill(2);
+        opp[12] = 3;
+        let closed = Position::from_counts(me, opp).unwrap();
+        ok(
+            &mut s,
+            &format!("position gnubgid {}", closed.position_id()),
+        );
+        ok(&mut s, "dice 6 5");
+        assert_eq!(
+            ok(&mut s, "go role chequer").last().unwrap(),
+            "bestmove pass"
+        );
+        let turn = ok(&mut s, "go role turn");
+        assert!(turn[0].ends_with(" move=pass"), "{turn:?}");
+    }
+
+    /// `bgci check` sends `setoption name Variant value backgammon` and failed on the old
+    /// "no option named" error.
+    #[test]
+    fn the_variant_option_is_backgammon() {
+        let mut s = Ubgi::new();
+        let hello = ok(&mut s, "ubgi");
+        assert!(hello
+            .iter()
+            .any(|l| l == "option name Variant type combo default backgammon var backgammon"));
+        assert_eq!(
+            ok(&mut s, "setoption name Variant value backgammon"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            err(&mut s, "setoption name Variant value nackgammon"),
+            ErrorCode::UnsupportedFeature
+        );
     }
 
     #[test]

@@ -17,23 +17,37 @@
 //! the player to answer first, i.e. of the receiver, while the board stays oriented to the
 //! doubler); the board, cube owner and may-double fields are absolute.
 //!
+//! The server answers up to `--max-connections` connections at once, one thread (and one
+//! [`Advisor`], with its own cache and `--threads` search threads) each; one more connection is
+//! answered `Error: busy: …` and closed. A connection that sends no line for `--timeout`
+//! seconds gets `Error: no line for N s; closing` and is closed, so an idle or stuck client
+//! holds one slot at most. A line longer than [`MAX_LINE`] bytes is consumed without being
+//! stored and answered with an error line; so is a line that is not UTF-8. The `--log` file
+//! gets one JSON line per line read, whole lines written under a lock; the board and error
+//! texts in it are cut to [`LOG_FIELD_MAX`] bytes, and refused lines are logged by length
+//! only, so no client can copy more than that into the log per line.
+//!
 //! Decisions are the [`Advisor`]'s: plays ranked at `--plies`; cube actions from the cubeless
 //! evaluation at `--plies` of the position before the roll (Janowski, `--cube-efficiency`, the
 //! Kazaross-XG2 MET in matches; longer matches than the table are played with the money model).
 //! A board that is not a position (e.g. both sides borne off) is answered with an error line.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{self, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use clap::Args as ClapArgs;
 use serde_json::json;
 use tabula_engine::backgammon::{Dice, FibsBoard, Position};
 use tabula_gammon::advisor::{Advisor, CubeAdvice};
 use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
+use tabula_gammon::net::Evaluator;
 use tabula_gammon::SearchOptions;
+use tabula_protocol::{read_line, Line};
 
 use super::args::{check_plies, with_threads, EvaluatorArgs};
 use crate::error::{CliError, CliResult};
@@ -64,6 +78,42 @@ pub struct ExternalArgs {
     /// Serve a single connection, then exit.
     #[arg(long)]
     once: bool,
+    /// Connections served at once, 1 to 256; one more is answered `Error: busy: …` and closed.
+    #[arg(long = "max-connections", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    max_connections: u64,
+    /// A connection that sends no line for this many seconds is closed (after an error line).
+    /// gnubg keeps its connection open while the other player thinks: keep this long.
+    #[arg(long, default_value_t = 3600,
+          value_parser = clap::value_parser!(u64).range(1..=86_400 * 7))]
+    timeout: u64,
+}
+
+/// The longest line read, in bytes (a gnubg board line is a few hundred): a longer one is
+/// consumed without being stored and answered with an error line.
+pub const MAX_LINE: usize = 8 * 1024;
+
+/// The most bytes of a client's text (its board line, or an error quoting it) that one log
+/// entry or error reply carries.
+pub const LOG_FIELD_MAX: usize = 512;
+
+// Every connection thread reads the one evaluator.
+const _: () = {
+    const fn shared<T: Sync>() {}
+    shared::<Evaluator>();
+};
+
+/// `text` cut to at most `max` bytes at a character boundary, with the number of bytes left
+/// out.
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} more bytes)", &text[..end], text.len() - end)
 }
 
 /// The decision engine for one connection.
@@ -82,10 +132,13 @@ impl Player<'_> {
     fn answer(&self, line: &str) -> Answer {
         match self.decide(line) {
             Ok(a) => a,
-            Err(e) => Answer {
-                reply: format!("Error: {e}"),
-                log: json!({ "kind": "error", "error": e }),
-            },
+            Err(e) => {
+                let e = clip(&e, LOG_FIELD_MAX);
+                Answer {
+                    reply: format!("Error: {e}"),
+                    log: json!({ "kind": "error", "error": e }),
+                }
+            }
         }
     }
 
@@ -202,6 +255,17 @@ fn resolve(listen: &str) -> Result<SocketAddr, CliError> {
     addrs.next().ok_or_else(|| bad("no address found".into()))
 }
 
+/// What every connection shares.
+struct Server<'a> {
+    eval: &'a Evaluator,
+    options: SearchOptions,
+    cube_efficiency: f64,
+    jacoby: bool,
+    threads: u64,
+    timeout: Duration,
+    log: Option<Mutex<File>>,
+}
+
 pub fn run(args: ExternalArgs) -> CliResult {
     check_plies(args.plies)?;
     if !(0.0..=1.0).contains(&args.cube_efficiency) {
@@ -211,8 +275,8 @@ pub fn run(args: ExternalArgs) -> CliResult {
     }
     let addr = resolve(&args.listen)?;
     let eval = args.evaluator.load()?;
-    let mut log = match &args.log {
-        Some(p) => Some(
+    let log = match &args.log {
+        Some(p) => Some(Mutex::new(
             OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -220,9 +284,11 @@ pub fn run(args: ExternalArgs) -> CliResult {
                 .map_err(|e| {
                     CliError::bad_input(format!("cannot open log {}: {e}", p.display()))
                 })?,
-        ),
+        )),
         None => None,
     };
+    // A pool of `--threads` per connection: fail here, not on the first connection.
+    with_threads(args.threads, || ())?;
     let listener = TcpListener::bind(addr)
         .map_err(|e| CliError::bad_input(format!("cannot listen on {addr}: {e}")))?;
     let bound = listener
@@ -230,68 +296,172 @@ pub fn run(args: ExternalArgs) -> CliResult {
         .map_err(|e| CliError::bad_input(format!("cannot listen on {addr}: {e}")))?;
     println!("listening on {bound}");
     let _ = std::io::stdout().flush();
-    let options = SearchOptions {
-        plies: args.plies,
-        ..SearchOptions::default()
+    let server = Server {
+        eval: &eval,
+        options: SearchOptions {
+            plies: args.plies,
+            ..SearchOptions::default()
+        },
+        cube_efficiency: args.cube_efficiency,
+        jacoby: args.jacoby,
+        threads: args.threads,
+        timeout: Duration::from_secs(args.timeout),
+        log,
     };
-    with_threads(args.threads, || -> CliResult {
-        for stream in listener.incoming() {
-            let stream = match stream {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("external: accept failed: {e}");
+    if args.once {
+        if let Some(stream) = listener.incoming().find_map(|s| {
+            s.map_err(|e| eprintln!("external: accept failed: {e}"))
+                .ok()
+        }) {
+            server.connection(stream);
+        }
+        return Ok(());
+    }
+    server.listen(&listener, args.max_connections as usize);
+    Ok(())
+}
+
+/// Counts a connection for as long as it lives.
+struct Slot<'a>(&'a AtomicUsize);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Server<'_> {
+    /// Serves every connection, `max` at once, each in its own thread, for ever.
+    fn listen(&self, listener: &TcpListener, max: usize) {
+        let live = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for stream in listener.incoming() {
+                let stream = match stream {
+                    Ok(s) => s,
+                    Err(e) => {
+                        eprintln!("external: accept failed: {e}");
+                        // Out of file descriptors and the like: do not spin.
+                        std::thread::sleep(Duration::from_millis(50));
+                        continue;
+                    }
+                };
+                if live.fetch_add(1, Ordering::SeqCst) >= max {
+                    live.fetch_sub(1, Ordering::SeqCst);
+                    refuse(stream, max);
+                    continue;
+                }
+                let slot = Slot(&live);
+                let spawned = std::thread::Builder::new()
+                    .name("tabula-external-conn".into())
+                    .spawn_scoped(scope, move || {
+                        let _slot = slot;
+                        self.connection(stream);
+                    });
+                if let Err(e) = spawned {
+                    eprintln!("external: cannot start a connection thread: {e}");
+                }
+            }
+        });
+    }
+
+    /// Serves one connection to its end, reporting on stderr.
+    fn connection(&self, stream: TcpStream) {
+        let peer = stream
+            .peer_addr()
+            .map_or("?".to_string(), |a| a.to_string());
+        eprintln!("external: connection from {peer}");
+        let served = with_threads(self.threads, || {
+            let player = Player {
+                advisor: Advisor::new(self.eval, self.options, self.cube_efficiency),
+                jacoby: self.jacoby,
+            };
+            self.serve(stream, &player)
+        });
+        match served {
+            Ok(Ok(n)) => eprintln!("external: {peer} closed after {n} decisions"),
+            Ok(Err(e)) => eprintln!("external: {peer}: {e}"),
+            Err(e) => eprintln!("external: {peer}: {e}"),
+        }
+    }
+
+    /// Answers every line of one connection until its end, a read timeout or a failed write;
+    /// returns the number of decisions.
+    fn serve(&self, stream: TcpStream, player: &Player) -> io::Result<u64> {
+        stream.set_nodelay(true)?;
+        stream.set_read_timeout(Some(self.timeout))?;
+        // A client that does not read its answers cannot hold the thread for ever.
+        stream.set_write_timeout(Some(self.timeout))?;
+        let mut writer = stream.try_clone()?;
+        let mut reader = BufReader::new(stream);
+        let mut n = 0u64;
+        loop {
+            let line = match read_line(&mut reader, MAX_LINE) {
+                Ok(line) => line,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    let secs = self.timeout.as_secs();
+                    let _ = writeln!(writer, "Error: no line for {secs} s; closing");
+                    return Err(io::Error::new(e.kind(), format!("no line for {secs} s")));
+                }
+                Err(e) => return Err(e),
+            };
+            let text = match line {
+                Line::Eof => return Ok(n),
+                Line::Text(text) => text,
+                Line::TooLong(bytes) => {
+                    writeln!(
+                        writer,
+                        "Error: line of {bytes}+ bytes refused (at most {MAX_LINE}); discarded"
+                    )?;
+                    self.log(json!({"kind": "refused", "why": "too long", "bytes": bytes}))?;
+                    continue;
+                }
+                Line::NotUtf8 => {
+                    writeln!(writer, "Error: line is not UTF-8; discarded")?;
+                    self.log(json!({"kind": "refused", "why": "not UTF-8"}))?;
                     continue;
                 }
             };
-            let player = Player {
-                advisor: Advisor::new(&eval, options, args.cube_efficiency),
-                jacoby: args.jacoby,
-            };
-            let peer = stream
-                .peer_addr()
-                .map_or("?".to_string(), |a| a.to_string());
-            eprintln!("external: connection from {peer}");
-            match serve(stream, &player, log.as_mut()) {
-                Ok(n) => eprintln!("external: {peer} closed after {n} decisions"),
-                Err(e) => eprintln!("external: {peer}: {e}"),
+            // gnubg ends each line with a newline and then a NUL byte.
+            let line = text.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+            if line.is_empty() {
+                continue;
             }
-            if args.once {
-                break;
-            }
-        }
-        Ok(())
-    })?
-}
-
-/// Answers every board line of one connection; returns the number of decisions.
-fn serve(stream: TcpStream, player: &Player, mut log: Option<&mut File>) -> std::io::Result<u64> {
-    stream.set_nodelay(true)?;
-    let mut writer = stream.try_clone()?;
-    let mut reader = BufReader::new(stream);
-    let mut buf = Vec::new();
-    let mut n = 0u64;
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(n);
-        }
-        let text = String::from_utf8_lossy(&buf);
-        let line = text.trim_matches(|c: char| c.is_whitespace() || c == '\0');
-        if line.is_empty() {
-            continue;
-        }
-        let started = Instant::now();
-        let answer = player.answer(line);
-        let ms = started.elapsed().as_secs_f64() * 1e3;
-        writer.write_all(format!("{}\n", answer.reply).as_bytes())?;
-        writer.flush()?;
-        n += 1;
-        if let Some(f) = log.as_deref_mut() {
+            let started = Instant::now();
+            let answer = player.answer(line);
+            let ms = started.elapsed().as_secs_f64() * 1e3;
+            writer.write_all(format!("{}\n", answer.reply).as_bytes())?;
+            writer.flush()?;
+            n += 1;
             let mut entry = answer.log;
-            entry["board"] = json!(line);
+            entry["board"] = json!(clip(line, LOG_FIELD_MAX));
             entry["reply"] = json!(answer.reply);
             entry["ms"] = json!((ms * 1e3).round() / 1e3);
-            writeln!(f, "{entry}")?;
+            self.log(entry)?;
         }
     }
+
+    /// Appends one whole line to the log, if there is one.
+    fn log(&self, entry: serde_json::Value) -> io::Result<()> {
+        let Some(log) = &self.log else {
+            return Ok(());
+        };
+        let mut f = log
+            .lock()
+            .map_err(|_| io::Error::other("the log lock is poisoned"))?;
+        f.write_all(format!("{entry}\n").as_bytes())
+    }
+}
+
+fn refuse(mut stream: TcpStream, max: usize) {
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+    let _ = writeln!(
+        stream,
+        "Error: busy: {max} connections already served; try again later"
+    );
+    let _ = stream.shutdown(std::net::Shutdown::Both);
 }
