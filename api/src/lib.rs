@@ -1,4 +1,4 @@
-//! Tabula's typed boundary, shared by the command line and the coming server.
+//! Tabula's typed boundary, shared by the command line and the server.
 //!
 //! - [`error`]: what went wrong, as a kind (bad input, I/O, internal, interrupted) with a one-line
 //!   message and an optional source; the kind decides the exit code and the JSON error object.
@@ -9,10 +9,13 @@
 //! - [`server`]: the HTTP API's requests and reports (`tabula serve`).
 //! - [`tablebase`]: building and probing the bearoff databases.
 //! - [`bench`](mod@bench): `tabula bench`, per item and per game, with the signature.
+//! - [`build`]: the reports built from the library's results (driver outcomes, the gammon
+//!   advisor's answers), once for the command line and the server.
 
 pub mod backgammon;
 pub mod bench;
 pub mod bilitaire;
+pub mod build;
 pub mod error;
 pub mod pylos;
 pub mod report;

@@ -46,6 +46,24 @@ pub fn run_perft<G: Game>(pos: &G, depth: u32, split: bool, json: bool) -> CliRe
     Ok(())
 }
 
+/// The options of every game's `perft`.
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    /// Number of plies.
+    #[arg(long, short)]
+    pub depth: u32,
+    /// Also give the count below each first move.
+    #[arg(long)]
+    pub divide: bool,
+}
+
+impl PerftArgs {
+    /// [`run_perft`] with these options.
+    pub fn run<G: Game>(&self, pos: &G, json: bool) -> CliResult {
+        run_perft(pos, self.depth, self.divide, json)
+    }
+}
+
 /// How long a perft runs before it shows progress: 2 s, or `TABULA_PERFT_PROGRESS_AFTER`
 /// seconds (0 shows every step).
 fn perft_progress_after() -> Duration {
@@ -407,6 +425,67 @@ pub fn check_output_path(option: &str, path: &std::path::Path) -> CliResult {
     Ok(())
 }
 
+/// Which search a game's `solve` or `analyze` command runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Solve,
+    Analyze,
+}
+
+/// `--table FILE` of every game's `solve` and `analyze` (flattened last).
+#[derive(clap::Args, Debug, Clone)]
+pub struct TableArg {
+    /// Keep the proven positions in FILE: loaded first when it exists, saved every 5 minutes
+    /// and when the search ends (finished, stopped by a limit or Ctrl-C), so that a stopped
+    /// solve resumes from what it had proven.
+    #[arg(long, value_name = "FILE")]
+    pub table: Option<std::path::PathBuf>,
+}
+
+/// A `solve` or `analyze` set up by [`run_search`]: the driver, its table and the `--table`
+/// file that keeps it (if any).
+pub struct Search<'a> {
+    pub driver: &'a tabula_solver::Driver<'a>,
+    pub table: &'a tabula_solver::AtomicTable,
+    pub file: Option<&'a TableFile<'a>>,
+}
+
+/// The setup every game's `solve` and `analyze` share, in this order: the refusal of an
+/// unbounded search out of reach, the check of the `--table` path (before any search), the
+/// table of `--hash` MiB, the `--table` file (locked, loaded under `context`), then the driver
+/// (its clock, `time_ms` and `--time`, starts after the file is loaded). `body` runs the search
+/// and prints the report; the table file is saved after it, so that a failed save is an error
+/// but the answer is already out.
+pub fn run_search(
+    pos: &impl tabula_solver::SolvePolicy,
+    search: &SearchArgs,
+    table_arg: &TableArg,
+    symmetry: bool,
+    context: String,
+    body: impl FnOnce(Search<'_>) -> CliResult,
+) -> CliResult {
+    let table_path = table_arg.table.as_deref();
+    let limits = search.limits();
+    if let Some(why) = tabula_solver::driver::refusal(pos, &limits) {
+        return Err(CliError::bad_input(why));
+    }
+    if let Some(path) = table_path {
+        check_output_path("--table", path)?;
+    }
+    let table = search.table()?;
+    let table_file = TableFile::open(&table, table_path, context)?;
+    let driver = tabula_solver::Driver::new(&table, search.config(symmetry), limits);
+    body(Search {
+        driver: &driver,
+        table: &table,
+        file: table_file.as_ref(),
+    })?;
+    match &table_file {
+        Some(file) => file.save(),
+        None => Ok(()),
+    }
+}
+
 /// Runs `job`, a search by `driver`, printing a progress line to stderr every
 /// [`progress_every`] until it returns: nodes, speed, and the bounds proven so far (as
 /// `bounds` words them). Searches that finish sooner print nothing. With a `checkpoint` file
@@ -496,9 +575,7 @@ pub fn progress(json: bool, line: &str) {
 }
 
 /// Milliseconds of a duration, for `time_ms`.
-pub fn millis(d: std::time::Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
+pub use tabula_api::build::millis;
 
 /// Prints a report as one line of JSON.
 pub fn print_json<R: serde::Serialize>(report: &R) -> CliResult {

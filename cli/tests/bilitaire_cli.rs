@@ -313,38 +313,18 @@ fn solve_lists_what_every_slider_option_is_worth() {
     assert_eq!(v["value"], best, "{v}");
 }
 
-/// Runs `tabula args`, killed after `seconds`: `None` when it had not finished by then.
-fn tabula_within(args: &[&str], seconds: u64) -> Option<std::process::Output> {
-    use std::process::Stdio;
-    let mut child = common::command()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
-    while std::time::Instant::now() < deadline {
-        if child.try_wait().expect("wait").is_some() {
-            return Some(child.wait_with_output().expect("output"));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
-}
-
 /// Defect 9: the first `bilitaire solve` a newcomer types (the 48-ball start) ran forever and
 /// took no limit. Without a limit it now refuses at once, saying how to bound it; with one it
 /// runs and reports the bounds it proved.
 #[test]
 fn an_unbounded_solve_out_of_reach_refuses_and_a_bounded_one_reports_bounds() {
-    let out = tabula_within(&["bilitaire", "solve"], 60).expect("refused at once, not a hang");
+    let out =
+        common::tabula_within(&["bilitaire", "solve"], 60).expect("refused at once, not a hang");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("--time") && err.contains("--nodes"), "{err}");
-    let out = tabula_within(&["bilitaire", "solve", "--nodes", "20000", "--json"], 120)
+    let out = common::tabula_within(&["bilitaire", "solve", "--nodes", "20000", "--json"], 120)
         .expect("a node limit stops it");
     assert!(
         out.status.success(),

@@ -295,32 +295,11 @@ fn bad_input_exits_with_code_2_and_one_line() {
     );
 }
 
-/// Runs `tabula args`, killed after `seconds`: `None` when it had not finished by then.
-fn tabula_within(args: &[&str], seconds: u64) -> Option<std::process::Output> {
-    use std::process::Stdio;
-    let mut child = common::command()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
-    while std::time::Instant::now() < deadline {
-        if child.try_wait().expect("wait").is_some() {
-            return Some(child.wait_with_output().expect("output"));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
-}
-
 /// Defect 9: `pylos solve` (standard rules from the start) deepened forever. Without a limit
 /// it now refuses at once, saying how to bound it; with one it reports `unknown`, stopped.
 #[test]
 fn an_unbounded_solve_from_the_start_refuses_and_a_bounded_one_stops() {
-    let out = tabula_within(&["pylos", "solve"], 60).expect("refused at once, not a hang");
+    let out = common::tabula_within(&["pylos", "solve"], 60).expect("refused at once, not a hang");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");

@@ -15,9 +15,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tabula_api::report::{MoveEntry, MovesReport};
 use tabula_api::server::{AnalyzeReport, Budget, MoveAnalysis, SearchRequest};
-use tabula_api::{bilitaire as api_bilitaire, pylos as api_pylos};
-use tabula_engine::{bilitaire, pylos, Scored};
-use tabula_solver::driver::{Config, Stats};
+use tabula_api::{bilitaire as api_bilitaire, build, pylos as api_pylos};
+use tabula_engine::{bilitaire, pylos};
+use tabula_solver::driver::Config;
 use tabula_solver::games::verdict;
 use tabula_solver::{Analysis, AtomicTable, Driver, Limits, Searchable, Solve};
 
@@ -64,14 +64,6 @@ trait ServedGame: Searchable + Display + Send + Sync + 'static {
     fn bound(&self, bound: i32) -> i32;
 }
 
-fn names<M: Display>(moves: &[M]) -> Vec<String> {
-    moves.iter().map(ToString::to_string).collect()
-}
-
-fn millis(stats: &Stats) -> u64 {
-    u64::try_from(stats.time.as_millis()).unwrap_or(u64::MAX)
-}
-
 impl ServedGame for bilitaire::Position {
     const NAME: &'static str = "bilitaire";
 
@@ -106,10 +98,7 @@ impl ServedGame for bilitaire::Position {
     }
 
     fn side_to_move(&self) -> String {
-        match self.side() {
-            bilitaire::Side::Slider => "slider".into(),
-            _ => "ball".into(),
-        }
+        build::bilitaire::side_to_move(self).into()
     }
 
     fn over(&self) -> bool {
@@ -117,45 +106,7 @@ impl ServedGame for bilitaire::Position {
     }
 
     fn best_report(&self, analysis: Analysis<bilitaire::Move>) -> Response {
-        let blank = |stats: &Stats| api_bilitaire::SolveReport {
-            position: self.to_string(),
-            side_to_move: self.side_to_move(),
-            value: None,
-            exact: false,
-            stopped: false,
-            lower: None,
-            upper: None,
-            best: None,
-            pv: Vec::new(),
-            depth: None,
-            options: None,
-            nodes: stats.nodes,
-            time_ms: millis(stats),
-        };
-        let exact = matches!(analysis, Analysis::Exact { .. });
-        let report = match analysis {
-            Analysis::Exact { line, depth, stats }
-            | Analysis::Estimate {
-                line, depth, stats, ..
-            } => api_bilitaire::SolveReport {
-                value: Some(line.value),
-                exact,
-                best: line.best.map(|m| m.to_string()),
-                pv: names(&line.pv),
-                depth: Some(depth),
-                ..blank(&stats)
-            },
-            Analysis::Stopped { stats, .. } => {
-                let (lower, upper) = self.value_bounds();
-                api_bilitaire::SolveReport {
-                    stopped: true,
-                    lower: Some(lower),
-                    upper: Some(upper),
-                    ..blank(&stats)
-                }
-            }
-        };
-        Json(report).into_response()
+        Json(api_bilitaire::SolveReport::from_analysis(self, analysis)).into_response()
     }
 
     fn proven(&self, value: i32) -> (i32, Option<String>, Option<u32>) {
@@ -164,13 +115,6 @@ impl ServedGame for bilitaire::Position {
 
     fn bound(&self, bound: i32) -> i32 {
         bound
-    }
-}
-
-fn color(c: pylos::Color) -> &'static str {
-    match c {
-        pylos::Color::Black => "black",
-        pylos::Color::White => "white",
     }
 }
 
@@ -214,7 +158,7 @@ impl ServedGame for pylos::Position {
     }
 
     fn side_to_move(&self) -> String {
-        color(self.turn()).into()
+        build::pylos::color_name(self.turn()).into()
     }
 
     fn over(&self) -> bool {
@@ -222,46 +166,7 @@ impl ServedGame for pylos::Position {
     }
 
     fn best_report(&self, analysis: Analysis<pylos::Move>) -> Response {
-        let unknown = |stats: &Stats| api_pylos::SolveReport {
-            position: self.to_string(),
-            side_to_move: self.side_to_move(),
-            result: "unknown".into(),
-            plies: None,
-            value: None,
-            exact: false,
-            stopped: false,
-            lower: None,
-            upper: None,
-            best: None,
-            pv: Vec::new(),
-            depth: None,
-            nodes: stats.nodes,
-            time_ms: millis(stats),
-        };
-        let exact = matches!(analysis, Analysis::Exact { .. });
-        let report = match analysis {
-            Analysis::Exact { line, depth, stats }
-            | Analysis::Estimate {
-                line, depth, stats, ..
-            } => {
-                let v = verdict(self, line.value, exact);
-                api_pylos::SolveReport {
-                    result: v.result.into(),
-                    plies: v.plies,
-                    value: Some(v.value),
-                    exact: v.exact,
-                    best: line.best.map(|m| m.to_string()),
-                    pv: names(&line.pv),
-                    depth: Some(depth),
-                    ..unknown(&stats)
-                }
-            }
-            Analysis::Stopped { stats, .. } => api_pylos::SolveReport {
-                stopped: true,
-                ..unknown(&stats)
-            },
-        };
-        Json(report).into_response()
+        Json(api_pylos::SolveReport::from_analysis(self, analysis)).into_response()
     }
 
     fn proven(&self, value: i32) -> (i32, Option<String>, Option<u32>) {
@@ -270,10 +175,7 @@ impl ServedGame for pylos::Position {
     }
 
     fn bound(&self, bound: i32) -> i32 {
-        match self.turn() {
-            pylos::Color::Black => bound,
-            pylos::Color::White => -bound,
-        }
+        build::pylos::for_mover(self, bound)
     }
 }
 
@@ -478,10 +380,10 @@ fn analysis_report<G: ServedGame>(pos: &G, driver: &Driver) -> AnalyzeReport {
                 lower: None,
                 upper: None,
                 best: line.best.map(|m| m.to_string()),
-                pv: names(&line.pv),
+                pv: build::names(&line.pv),
                 moves,
                 nodes: stats.nodes,
-                time_ms: millis(&stats),
+                time_ms: build::millis(stats.time),
             }
         }
         Solve::Stopped {
@@ -506,7 +408,7 @@ fn analysis_report<G: ServedGame>(pos: &G, driver: &Driver) -> AnalyzeReport {
                 pv: Vec::new(),
                 moves: legal.iter().map(unvalued).collect(),
                 nodes: stats.nodes,
-                time_ms: millis(&stats),
+                time_ms: build::millis(stats.time),
             }
         }
     }

@@ -10,12 +10,11 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawQuery, State};
 use axum::Json;
 use serde::{Deserialize, Serialize};
-use tabula_api::backgammon::{CubeReport, MatchReport, RankedPlayReport};
 use tabula_api::server::{EvaluateReport, EvaluateRequest};
 use tabula_engine::backgammon::{Dice, MatchId, Position, Xgid};
-use tabula_gammon::advisor::{cube_state, match_equity, Advisor};
+use tabula_gammon::advisor::{cube_state, Advisor};
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
-use tabula_gammon::net::{equity, invert, Probabilities};
+use tabula_gammon::net::{invert, Probabilities};
 use tabula_gammon::{weights, Evaluator, SearchOptions};
 
 /// wildbg's probabilities: `win` includes gammons and backgammons, `winG` backgammons.
@@ -168,11 +167,6 @@ pub(crate) async fn wildbg_move(
     Ok(Json(WildbgMoveResponse { moves }))
 }
 
-/// Rounds for JSON, as `hint --json` does.
-fn round6(x: f32) -> f64 {
-    (f64::from(x) * 1e6).round() / 1e6
-}
-
 /// The position and match context of a request (as `backgammon hint` reads them).
 fn input(request: &EvaluateRequest) -> Result<(Position, Option<MatchId>), ApiError> {
     let text = request
@@ -239,49 +233,9 @@ pub(crate) async fn evaluate(
     let report = run_search(&state, move |_| {
         let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY);
         let cube = advisor.cube(&pos, &cube_state(m.as_ref()));
-        let plays = dice.map(|d| {
-            advisor
-                .plays(&pos, d)
-                .iter()
-                .map(|r| RankedPlayReport {
-                    equity: round6(r.equity),
-                    play: r.play.notation(),
-                    plies: r.plies,
-                    probabilities: r.probabilities.map(round6),
-                })
-                .collect()
-        });
-        let d = &cube.decision;
-        Ok(EvaluateReport {
-            position: pos.position_id(),
-            side_to_move: match m {
-                Some(m) if m.on_roll == 0 => "o".into(),
-                _ => "x".into(),
-            },
-            plies,
-            probabilities: cube.probabilities.map(round6),
-            equity: round6(equity(&cube.probabilities)),
-            cube: CubeReport {
-                action: d.action_text().to_string(),
-                double_pass: d.double_pass,
-                double_take: d.double_take,
-                no_double: d.no_double,
-                take: d.take,
-            },
-            match_state: m.map(|m| MatchReport {
-                match_id: m.encode(),
-                length: m.match_length,
-                score: m.score,
-                cube: m.cube,
-                cube_owner: m.cube_owner,
-                crawford: m.crawford,
-                on_roll: m.on_roll,
-                dice: [m.dice.0, m.dice.1],
-                match_equity: match_equity(&m),
-            }),
-            dice: dice.map(|d| d.to_string()),
-            plays,
-        })
+        let ranked = dice.map(|d| (d, advisor.plays(&pos, d)));
+        let plays = ranked.as_ref().map(|(d, r)| (*d, r.as_slice()));
+        Ok(EvaluateReport::new(&pos, m.as_ref(), plies, &cube, plays))
     })
     .await?;
     Ok(Json(report))

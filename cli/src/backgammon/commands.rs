@@ -5,7 +5,10 @@
 use std::path::Path;
 use std::time::Instant;
 
-use tabula_api::backgammon::{BaselineReport, CheckedPlayReport};
+use tabula_api::backgammon::{
+    BaselineReport, CheckedPlayReport, EvaluationReport, PlaysReport, ShowReport,
+};
+use tabula_api::build::backgammon::side_to_move;
 use tabula_api::report::{MoveEntry, MovesReport};
 use tabula_engine::backgammon::{Position, Side};
 use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice};
@@ -16,10 +19,7 @@ use tabula_gammon::{equity as cubeless_equity, SearchOptions};
 use super::args::{
     check_plies, dice_for, load_net, rolled_dice, with_threads, Common, EvaluatorArgs,
 };
-use super::render::{
-    board_diagram, cube_advice, evaluation_report, match_lines, plays_report, print_json,
-    ranked_text, show_report, side_to_move,
-};
+use super::render::{board_diagram, cube_advice, match_lines, print_json, ranked_text};
 use crate::error::{CliError, CliResult};
 
 /// `show`: the board, pip counts and match state.
@@ -27,7 +27,7 @@ pub(crate) fn show(common: &Common) -> CliResult {
     let input = common.input()?;
     let pos = input.position;
     if common.json {
-        return print_json(&show_report(&pos, input.match_id.as_ref()));
+        return print_json(&ShowReport::new(&pos, input.match_id.as_ref()));
     }
     println!(" Position ID: {}", pos.position_id());
     if let Some(m) = input.match_id {
@@ -124,7 +124,7 @@ pub(crate) fn hint(
     };
     let ranked = with_threads(threads, || advisor().plays(&pos, dice))?;
     if common.json {
-        return print_json(&plays_report(dice, plies, &ranked));
+        return print_json(&PlaysReport::new(dice, plies, &ranked));
     }
     if ranked.is_empty() {
         println!("No legal play for {dice}.");
@@ -144,7 +144,7 @@ fn print_evaluation(
     started: Instant,
 ) -> CliResult {
     if json {
-        return print_json(&evaluation_report(pos, plies, advice));
+        return print_json(&EvaluationReport::new(pos, plies, advice));
     }
     println!(
         "{} ({plies}-ply, player on roll): cubeless equity {:+.3}",

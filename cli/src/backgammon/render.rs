@@ -1,14 +1,10 @@
 //! Rendering for the backgammon commands: the board diagram, chances, cube advice and ranked
-//! plays as text, and the typed JSON reports of `tabula_api::backgammon`. A leaf: it uses no
-//! sibling module.
+//! plays as text (the typed JSON reports are built by `tabula_api::build::backgammon`). A
+//! leaf: it uses no sibling module.
 
-use tabula_api::backgammon::{
-    CubeReport, EvaluationReport, MatchReport, PlaysReport, RankedPlayReport, ShowReport,
-    SideReport,
-};
-use tabula_engine::backgammon::{Dice, MatchId, Position, Side, Xgid, BAR};
+use tabula_engine::backgammon::{MatchId, Position, Side, BAR};
 use tabula_gammon::advisor::{match_equity, CubeAdvice};
-use tabula_gammon::{equity as cubeless_equity, Probabilities, RankedPlay};
+use tabula_gammon::{Probabilities, RankedPlay};
 
 /// The board in gnubg's text layout: the player on roll is X and moves from the top left
 /// round to its home board at the bottom right; O is the opponent.
@@ -148,87 +144,6 @@ pub(crate) fn ranked_text(ranked: &[RankedPlay], limit: usize) -> String {
         ));
     }
     out
-}
-
-/// Rounds for JSON: 6 decimals are plenty, and keep the output short.
-fn round6(x: f32) -> f64 {
-    (x as f64 * 1e6).round() / 1e6
-}
-
-/// `hint --json` before the roll.
-pub(crate) fn evaluation_report(pos: &Position, plies: u8, a: &CubeAdvice) -> EvaluationReport {
-    let d = &a.decision;
-    EvaluationReport {
-        cube: CubeReport {
-            action: d.action_text().to_string(),
-            double_pass: d.double_pass,
-            double_take: d.double_take,
-            no_double: d.no_double,
-            take: d.take,
-        },
-        equity: round6(cubeless_equity(&a.probabilities)),
-        plies,
-        position: pos.position_id(),
-        probabilities: a.probabilities.map(round6),
-    }
-}
-
-/// `hint --json` with dice.
-pub(crate) fn plays_report(dice: Dice, plies: u8, ranked: &[RankedPlay]) -> PlaysReport {
-    PlaysReport {
-        dice: dice.to_string(),
-        moves: ranked
-            .iter()
-            .map(|r| RankedPlayReport {
-                equity: round6(r.equity),
-                play: r.play.notation(),
-                plies: r.plies,
-                probabilities: r.probabilities.map(round6),
-            })
-            .collect(),
-        plies,
-    }
-}
-
-/// gnubg's name of the player on roll: `x` (player 1) or `o` (player 0); `x` without a Match
-/// ID, as the board shows the player on roll.
-pub(crate) fn side_to_move(match_id: Option<&MatchId>) -> &'static str {
-    match match_id {
-        Some(m) if m.on_roll == 0 => "o",
-        _ => "x",
-    }
-}
-
-fn side_report(pos: &Position, side: Side) -> SideReport {
-    SideReport {
-        pips: pos.pips(side),
-        bar: pos.bar(side),
-        off: pos.off(side),
-        points: pos.counts(side)[..24].to_vec(),
-    }
-}
-
-/// `show --json`.
-pub(crate) fn show_report(pos: &Position, match_id: Option<&MatchId>) -> ShowReport {
-    ShowReport {
-        game: "backgammon".into(),
-        position: pos.position_id(),
-        side_to_move: side_to_move(match_id).into(),
-        xgid: Xgid::new(*pos).to_string(),
-        on_roll: side_report(pos, Side::OnRoll),
-        opponent: side_report(pos, Side::Opponent),
-        match_state: match_id.map(|m| MatchReport {
-            match_id: m.encode(),
-            length: m.match_length,
-            score: m.score,
-            cube: m.cube,
-            cube_owner: m.cube_owner,
-            crawford: m.crawford,
-            on_roll: m.on_roll,
-            dice: [m.dice.0, m.dice.1],
-            match_equity: match_equity(m),
-        }),
-    }
 }
 
 /// Prints a report as one line of JSON.

@@ -61,12 +61,8 @@ enum Command {
     Perft {
         #[command(flatten)]
         common: Common,
-        /// Number of plies.
-        #[arg(long, short)]
-        depth: u32,
-        /// Also give the count below each first move.
-        #[arg(long)]
-        divide: bool,
+        #[command(flatten)]
+        perft: crate::common::PerftArgs,
     },
 }
 
@@ -124,11 +120,7 @@ pub fn run(args: Args) -> CliResult {
             strength.time_per_move(),
             rounds,
         ),
-        Command::Perft {
-            common,
-            depth,
-            divide,
-        } => run_perft(&common, depth, divide),
+        Command::Perft { common, perft } => perft.run(&common.position()?, common.json),
         Command::Solve { common, search } => solve_command(&common, &search, solve::Mode::Solve),
         Command::Analyze { common, search } => {
             solve_command(&common, &search, solve::Mode::Analyze)
@@ -201,10 +193,6 @@ fn play(common: &Common, moves: &str) -> CliResult {
         println!("{pos}");
         Ok(())
     }
-}
-
-fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {
-    crate::common::run_perft(&common.position()?, depth, split, common.json)
 }
 
 fn solve_command(common: &Common, search: &solve::SolveArgs, mode: solve::Mode) -> CliResult {

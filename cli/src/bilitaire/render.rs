@@ -49,9 +49,6 @@ impl crate::common::Reported for Position {
 
     /// `slider`, or `ball` (the opening removal and every jump).
     fn side_to_move(&self) -> &'static str {
-        match self.side() {
-            Side::Slider => "slider",
-            Side::OpeningRemoval | Side::Ball(_) => "ball",
-        }
+        tabula_api::build::bilitaire::side_to_move(self)
     }
 }

@@ -1,13 +1,14 @@
 //! `bilitaire solve` and `bilitaire analyze`: parse, call the solver's driver, render the typed
 //! report ([`tabula_api::bilitaire::SolveReport`]).
 
-use crate::common::{self, SearchArgs, TableFile};
+pub use crate::common::Mode;
+use crate::common::{self, SearchArgs, TableArg};
 use crate::error::{CliError, CliResult};
 use clap::Args as ClapArgs;
 use std::time::Duration;
 use tabula_api::bilitaire::{OptionValue, SolveReport};
-use tabula_engine::bilitaire::{Move, Position, Side};
-use tabula_solver::driver::{refusal, Analysis, Driver, Limits, Solve, Stats};
+use tabula_engine::bilitaire::{Position, Side};
+use tabula_solver::driver::{Driver, Limits};
 use tabula_solver::AtomicTable;
 
 /// The options of `solve` and `analyze`.
@@ -23,17 +24,8 @@ pub struct SolveArgs {
     /// Key the table without the symmetry reduction.
     #[arg(long)]
     no_symmetry: bool,
-    /// Keep the proven positions in FILE: loaded first when it exists, saved every 5 minutes
-    /// and when the search ends (finished, stopped by a limit or Ctrl-C), so that a stopped
-    /// solve resumes from what it had proven.
-    #[arg(long, value_name = "FILE")]
-    table: Option<std::path::PathBuf>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Solve,
-    Analyze,
+    #[command(flatten)]
+    table: TableArg,
 }
 
 /// Runs a solve or an analysis of `pos` and prints its report.
@@ -44,91 +36,24 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
             pos.ball_count()
         )));
     }
-    let limits = args.search.limits();
-    if let Some(why) = refusal(pos, &limits) {
-        return Err(CliError::bad_input(why));
-    }
-    if let Some(path) = &args.table {
-        common::check_output_path("--table", path)?;
-    }
-    let table = args.search.table()?;
     let symmetry = !args.no_symmetry;
     let context = common::bilitaire_table_context(pos.rules(), symmetry);
-    let table_file = TableFile::open(&table, args.table.as_deref(), context)?;
-    // After the table file is loaded: the driver's clock (time_ms, --time) is the search's.
-    let driver = Driver::new(&table, args.search.config(symmetry), limits);
-    let mut report = match mode {
-        Mode::Solve => common::with_progress(
-            &driver,
-            |lo, hi| format!("balls left {lo}..={hi}"),
-            table_file.as_ref(),
-            || solve_report(pos, driver.solve(pos)),
-        ),
-        Mode::Analyze => analyze_report(pos, &driver, json),
-    };
-    if args.options && report.exact && pos.side() == Side::Slider {
-        let value = report.value.unwrap_or_default();
-        report.options = Some(slider_options(pos, value, &table, args, &driver));
-    }
-    print(&report, json)?;
-    // After the result: a failed save is an error, but the answer is already out.
-    match &table_file {
-        Some(file) => file.save(),
-        None => Ok(()),
-    }
-}
-
-fn side_to_move(pos: &Position) -> String {
-    match pos.side() {
-        Side::Slider => "slider".into(),
-        Side::OpeningRemoval | Side::Ball(_) => "ball".into(),
-    }
-}
-
-fn names(moves: &[Move]) -> Vec<String> {
-    moves.iter().map(ToString::to_string).collect()
-}
-
-/// A report with nothing filled in but the position and the cost.
-fn blank(pos: &Position, stats: Stats) -> SolveReport {
-    SolveReport {
-        position: pos.to_string(),
-        side_to_move: side_to_move(pos),
-        value: None,
-        exact: false,
-        stopped: false,
-        lower: None,
-        upper: None,
-        best: None,
-        pv: Vec::new(),
-        depth: None,
-        options: None,
-        nodes: stats.nodes,
-        time_ms: common::millis(stats.time),
-    }
-}
-
-fn solve_report(pos: &Position, solved: Solve<Move>) -> SolveReport {
-    match solved {
-        Solve::Solved { line, stats } => SolveReport {
-            value: Some(line.value),
-            exact: true,
-            best: line.best.map(|m| m.to_string()),
-            pv: names(&line.pv),
-            ..blank(pos, stats)
-        },
-        Solve::Stopped {
-            lower,
-            upper,
-            stats,
-            ..
-        } => SolveReport {
-            stopped: true,
-            lower: Some(lower),
-            upper: Some(upper),
-            ..blank(pos, stats)
-        },
-    }
+    common::run_search(pos, &args.search, &args.table, symmetry, context, |s| {
+        let mut report = match mode {
+            Mode::Solve => common::with_progress(
+                s.driver,
+                |lo, hi| format!("balls left {lo}..={hi}"),
+                s.file,
+                || SolveReport::from_solve(pos, s.driver.solve(pos)),
+            ),
+            Mode::Analyze => analyze_report(pos, s.driver, json),
+        };
+        if args.options && report.exact && pos.side() == Side::Slider {
+            let value = report.value.unwrap_or_default();
+            report.options = Some(slider_options(pos, value, s.table, args, s.driver));
+        }
+        print(&report, json)
+    })
 }
 
 fn analyze_report(pos: &Position, driver: &Driver, json: bool) -> SolveReport {
@@ -136,29 +61,7 @@ fn analyze_report(pos: &Position, driver: &Driver, json: bool) -> SolveReport {
         let value = format!("{}{}", p.value, if p.exact { " (exact)" } else { "" });
         common::progress(json, &common::iteration_line(p, value));
     });
-    let exact = matches!(analysis, Analysis::Exact { .. });
-    match analysis {
-        Analysis::Exact { line, depth, stats }
-        | Analysis::Estimate {
-            line, depth, stats, ..
-        } => SolveReport {
-            value: Some(line.value),
-            exact,
-            best: line.best.map(|m| m.to_string()),
-            pv: names(&line.pv),
-            depth: Some(depth),
-            ..blank(pos, stats)
-        },
-        Analysis::Stopped { stats, .. } => {
-            let (lower, upper) = tabula_engine::Scored::value_bounds(pos);
-            SolveReport {
-                stopped: true,
-                lower: Some(lower),
-                upper: Some(upper),
-                ..blank(pos, stats)
-            }
-        }
-    }
+    SolveReport::from_analysis(pos, analysis)
 }
 
 /// The "both roles" view: what every slider option (action x announcement) is worth, searched
@@ -183,12 +86,8 @@ fn slider_options(
     let driver = Driver::new(table, args.search.config(!args.no_symmetry), limits);
     driver
         .move_values(pos, value)
-        .into_iter()
-        .map(|v| OptionValue {
-            mv: v.mv.to_string(),
-            value: v.value,
-            at_most: v.value.is_none().then_some(v.bound),
-        })
+        .iter()
+        .map(OptionValue::from_move_value)
         .collect()
 }
 

@@ -59,12 +59,8 @@ enum Command {
     Perft {
         #[command(flatten)]
         common: Common,
-        /// Number of plies.
-        #[arg(long, short)]
-        depth: u32,
-        /// Also give the count below each first move.
-        #[arg(long)]
-        divide: bool,
+        #[command(flatten)]
+        perft: crate::common::PerftArgs,
     },
 }
 
@@ -150,11 +146,7 @@ pub fn run(args: Args) -> CliResult {
             }
             crate::pylos::game::run_game(pos, color, strength.time_per_move())
         }
-        Command::Perft {
-            common,
-            depth,
-            divide,
-        } => run_perft(&common, depth, divide),
+        Command::Perft { common, perft } => perft.run(&common.position()?, common.json),
         Command::Solve { common, search } => solve_command(&common, &search, solve::Mode::Solve),
         Command::Analyze { common, search } => {
             solve_command(&common, &search, solve::Mode::Analyze)
@@ -222,10 +214,6 @@ fn play(common: &Common, moves: &str) -> CliResult {
         println!("{pos}");
         Ok(())
     }
-}
-
-fn run_perft(common: &Common, depth: u32, split: bool) -> CliResult {
-    crate::common::run_perft(&common.position()?, depth, split, common.json)
 }
 
 fn solve_command(common: &Common, search: &solve::SolveArgs, mode: solve::Mode) -> CliResult {

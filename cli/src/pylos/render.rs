@@ -1,15 +1,8 @@
 //! Pylos as text. A leaf module (from the rest
 //! of the CLI it uses only `common`), shared by the commands and the terminal game.
 
-use tabula_engine::pylos::Color;
-
 /// A colour's name, as the reports spell it.
-pub fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
+pub use tabula_api::build::pylos::color_name;
 
 impl crate::common::Reported for tabula_engine::pylos::Position {
     const GAME: &'static str = "pylos";

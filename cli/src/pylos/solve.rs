@@ -6,12 +6,14 @@
 //! short of that is `unknown`.
 
 use super::render::{color_name, plies};
-use crate::common::{self, SearchArgs, TableFile};
+pub use crate::common::Mode;
+use crate::common::{self, SearchArgs, TableArg};
 use crate::error::{CliError, CliResult};
 use clap::Args as ClapArgs;
+use tabula_api::build::pylos::for_mover;
 use tabula_api::pylos::SolveReport;
-use tabula_engine::pylos::{Color, Move, Position, WIN};
-use tabula_solver::driver::{refusal, Analysis, Driver, Proof, Solve, Stats};
+use tabula_engine::pylos::{Position, WIN};
+use tabula_solver::driver::Driver;
 use tabula_solver::games::verdict;
 use tabula_solver::SolvePolicy;
 
@@ -30,17 +32,8 @@ pub struct SolveArgs {
     /// cheaper; `plies` is then null and `value` is 1 or -1 for the side to move).
     #[arg(long)]
     win_loss: bool,
-    /// Keep the proven positions in FILE: loaded first when it exists, saved every 5 minutes
-    /// and when the search ends (finished, stopped by a limit or Ctrl-C), so that a stopped
-    /// solve resumes from what it had proven.
-    #[arg(long, value_name = "FILE")]
-    table: Option<std::path::PathBuf>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Solve,
-    Analyze,
+    #[command(flatten)]
+    table: TableArg,
 }
 
 /// Runs a solve or an analysis of `pos` and prints its report.
@@ -57,46 +50,27 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
             "--win-loss needs `solve` under children rules (the only acyclic rule set)",
         ));
     }
-    let limits = args.search.limits();
-    if let Some(why) = refusal(pos, &limits) {
-        return Err(CliError::bad_input(why));
-    }
-    if let Some(path) = &args.table {
-        common::check_output_path("--table", path)?;
-    }
-    let table = args.search.table()?;
     let symmetry = !args.no_symmetry;
     let context = common::pylos_table_context(pos.rules(), symmetry);
-    let table_file = TableFile::open(&table, args.table.as_deref(), context)?;
-    // After the table file is loaded: the driver's clock (time_ms, --time) is the search's.
-    let driver = Driver::new(&table, args.search.config(symmetry), limits);
-    let report = if exact {
-        common::with_progress(
-            &driver,
-            |lo, hi| proven_so_far(pos, lo, hi),
-            table_file.as_ref(),
-            || match args.win_loss {
-                true => win_loss_report(pos, &driver),
-                false => solve_report(pos, driver.solve(pos)),
-            },
-        )
-    } else {
-        analyze_report(pos, &driver, args.max_depth, json)
-    };
-    print(&report, json)?;
-    // After the result: a failed save is an error, but the answer is already out.
-    match &table_file {
-        Some(file) => file.save(),
-        None => Ok(()),
-    }
-}
-
-/// Black's payoff as the side to move's.
-fn for_mover(pos: &Position, black: i32) -> i32 {
-    match pos.turn() {
-        Color::Black => black,
-        Color::White => -black,
-    }
+    common::run_search(pos, &args.search, &args.table, symmetry, context, |s| {
+        let report = if exact {
+            common::with_progress(
+                s.driver,
+                |lo, hi| proven_so_far(pos, lo, hi),
+                s.file,
+                || match args.win_loss {
+                    true => {
+                        let proof = s.driver.prove(pos, 1);
+                        SolveReport::from_win_loss(pos, proof, s.driver.stats())
+                    }
+                    false => SolveReport::from_solve(pos, s.driver.solve(pos)),
+                },
+            )
+        } else {
+            analyze_report(pos, s.driver, args.max_depth, json)
+        };
+        print(&report, json)
+    })
 }
 
 /// Proven bounds on black's payoff, in words for the side to move (progress lines).
@@ -112,69 +86,6 @@ fn proven_so_far(pos: &Position, lo: i32, hi: i32) -> String {
     }
 }
 
-fn names(moves: &[Move]) -> Vec<String> {
-    moves.iter().map(ToString::to_string).collect()
-}
-
-/// A report of nothing known yet, with the cost.
-fn unknown(pos: &Position, stats: Stats) -> SolveReport {
-    SolveReport {
-        position: pos.to_string(),
-        side_to_move: color_name(pos.turn()).into(),
-        result: "unknown".into(),
-        plies: None,
-        value: None,
-        exact: false,
-        stopped: false,
-        lower: None,
-        upper: None,
-        best: None,
-        pv: Vec::new(),
-        depth: None,
-        nodes: stats.nodes,
-        time_ms: common::millis(stats.time),
-    }
-}
-
-/// A report of a line whose value (black's payoff) is `exact` or an estimate.
-fn line_report(
-    pos: &Position,
-    line: &tabula_solver::Line<Move>,
-    exact: bool,
-    stats: Stats,
-) -> SolveReport {
-    let v = verdict(pos, line.value, exact);
-    SolveReport {
-        result: v.result.into(),
-        plies: v.plies,
-        value: Some(v.value),
-        exact: v.exact,
-        best: line.best.map(|m| m.to_string()),
-        pv: names(&line.pv),
-        ..unknown(pos, stats)
-    }
-}
-
-fn solve_report(pos: &Position, solved: Solve<Move>) -> SolveReport {
-    match solved {
-        Solve::Solved { line, stats } => line_report(pos, &line, true, stats),
-        Solve::Stopped {
-            lower,
-            upper,
-            stats,
-            ..
-        } => {
-            let (a, b) = (for_mover(pos, lower), for_mover(pos, upper));
-            SolveReport {
-                stopped: true,
-                lower: Some(a.min(b)),
-                upper: Some(a.max(b)),
-                ..unknown(pos, stats)
-            }
-        }
-    }
-}
-
 fn analyze_report(pos: &Position, driver: &Driver, max_depth: u8, json: bool) -> SolveReport {
     let analysis = driver.analyze(pos, max_depth, |p| {
         let v = verdict(pos, p.value, p.exact);
@@ -184,47 +95,7 @@ fn analyze_report(pos: &Position, driver: &Driver, max_depth: u8, json: bool) ->
         };
         common::progress(json, &common::iteration_line(p, value));
     });
-    let exact = matches!(analysis, Analysis::Exact { .. });
-    match analysis {
-        Analysis::Exact { line, depth, stats }
-        | Analysis::Estimate {
-            line, depth, stats, ..
-        } => SolveReport {
-            depth: Some(depth),
-            ..line_report(pos, &line, exact, stats)
-        },
-        Analysis::Stopped { stats, .. } => SolveReport {
-            stopped: true,
-            ..unknown(pos, stats)
-        },
-    }
-}
-
-/// `solve --win-loss`: one exact test of who wins, then (for a win) the first move that keeps
-/// it. The distance is not searched, so `plies` is null and the value is ±1. Stopped by a limit
-/// or Ctrl-C, it reports what it proved: nothing (`unknown`), or the result without a move.
-fn win_loss_report(pos: &Position, driver: &Driver) -> SolveReport {
-    // Black's payoff is positive exactly when black wins (no draws under children rules).
-    let (holds, best, stopped) = match driver.prove(pos, 1) {
-        Proof::Proven { holds, best } => (Some(holds), best, false),
-        Proof::Stopped { holds, .. } => (holds, None, true),
-    };
-    let mover_wins = holds.map(|black| black == (pos.turn() == Color::Black));
-    let best: Option<String> = best.map(|m| m.to_string());
-    SolveReport {
-        result: match mover_wins {
-            Some(true) => "win",
-            Some(false) => "loss",
-            None => "unknown",
-        }
-        .into(),
-        value: mover_wins.map(|w| if w { 1 } else { -1 }),
-        exact: mover_wins.is_some(),
-        stopped,
-        pv: best.iter().cloned().collect(),
-        best,
-        ..unknown(pos, driver.stats())
-    }
+    SolveReport::from_analysis(pos, analysis)
 }
 
 fn print(r: &SolveReport, json: bool) -> CliResult {

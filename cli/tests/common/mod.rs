@@ -43,6 +43,26 @@ pub fn tabula(args: &[&str]) -> Output {
     command().args(args).output().expect("run tabula")
 }
 
+/// Runs `tabula args`, killed after `seconds`: `None` when it had not finished by then.
+pub fn tabula_within(args: &[&str], seconds: u64) -> Option<Output> {
+    let mut child = command()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().expect("wait").is_some() {
+            return Some(child.wait_with_output().expect("output"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
 /// Runs the binary with `input` on standard input.
 pub fn tabula_with_input(args: &[&str], input: &str) -> Output {
     let mut child = command()

@@ -1,0 +1,130 @@
+//! Bi-litaire's [`SolveReport`] and [`OptionValue`] from the driver's results.
+
+use super::{millis, names};
+use crate::bilitaire::{OptionValue, SolveReport};
+use tabula_engine::bilitaire::{Move, Position, Side};
+use tabula_engine::Scored;
+use tabula_solver::{Analysis, MoveValue, Solve, Stats};
+
+/// Who moves, as the reports spell it: `slider`, or `ball` (the opening removal and every
+/// jump).
+pub fn side_to_move(pos: &Position) -> &'static str {
+    match pos.side() {
+        Side::Slider => "slider",
+        Side::OpeningRemoval | Side::Ball(_) => "ball",
+    }
+}
+
+impl SolveReport {
+    /// A report with nothing filled in but the position and the cost.
+    pub fn blank(pos: &Position, stats: Stats) -> SolveReport {
+        SolveReport {
+            position: pos.to_string(),
+            side_to_move: side_to_move(pos).into(),
+            value: None,
+            exact: false,
+            stopped: false,
+            lower: None,
+            upper: None,
+            best: None,
+            pv: Vec::new(),
+            depth: None,
+            options: None,
+            nodes: stats.nodes,
+            time_ms: millis(stats.time),
+        }
+    }
+
+    /// The report of an exact solve: the value and its line, or the bounds proven when a limit
+    /// stopped it.
+    pub fn from_solve(pos: &Position, solved: Solve<Move>) -> SolveReport {
+        match solved {
+            Solve::Solved { line, stats } => SolveReport {
+                value: Some(line.value),
+                exact: true,
+                best: line.best.map(|m| m.to_string()),
+                pv: names(&line.pv),
+                ..SolveReport::blank(pos, stats)
+            },
+            Solve::Stopped {
+                lower,
+                upper,
+                stats,
+                ..
+            } => SolveReport {
+                stopped: true,
+                lower: Some(lower),
+                upper: Some(upper),
+                ..SolveReport::blank(pos, stats)
+            },
+        }
+    }
+
+    /// The report of an analysis (iterative deepening): the value (exact or an estimate) with
+    /// its depth, or the position's whole payoff range when stopped before any iteration.
+    pub fn from_analysis(pos: &Position, analysis: Analysis<Move>) -> SolveReport {
+        let exact = matches!(analysis, Analysis::Exact { .. });
+        match analysis {
+            Analysis::Exact { line, depth, stats }
+            | Analysis::Estimate {
+                line, depth, stats, ..
+            } => SolveReport {
+                value: Some(line.value),
+                exact,
+                best: line.best.map(|m| m.to_string()),
+                pv: names(&line.pv),
+                depth: Some(depth),
+                ..SolveReport::blank(pos, stats)
+            },
+            Analysis::Stopped { stats, .. } => {
+                let (lower, upper) = pos.value_bounds();
+                SolveReport {
+                    stopped: true,
+                    lower: Some(lower),
+                    upper: Some(upper),
+                    ..SolveReport::blank(pos, stats)
+                }
+            }
+        }
+    }
+}
+
+impl OptionValue {
+    /// One slider option's value (`solve --options`): exact where proven, else the most balls
+    /// it can leave.
+    pub fn from_move_value(v: &MoveValue<Move>) -> OptionValue {
+        OptionValue {
+            mv: v.mv.to_string(),
+            value: v.value,
+            at_most: v.value.is_none().then_some(v.bound),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use tabula_solver::Stop;
+
+    #[test]
+    fn an_analysis_stopped_before_any_iteration_reports_the_whole_payoff_range() {
+        let pos = Position::start_with(tabula_engine::bilitaire::Rules::default());
+        let stats = Stats {
+            nodes: 3,
+            time: Duration::from_millis(2),
+        };
+        let stopped = Analysis::Stopped {
+            reason: Stop::Interrupted,
+            stats,
+        };
+        let r = SolveReport::from_analysis(&pos, stopped);
+        let (lower, upper) = pos.value_bounds();
+        assert_eq!((r.lower, r.upper), (Some(lower), Some(upper)));
+        assert!(r.stopped && !r.exact && r.value.is_none() && r.depth.is_none());
+        assert_eq!(
+            (r.side_to_move.as_str(), r.nodes, r.time_ms),
+            ("ball", 3, 2)
+        );
+    }
+}
