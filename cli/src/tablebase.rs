@@ -272,6 +272,12 @@ fn boards(
             ))
         }
     };
+    if opp.is_some_and(|o| o.iter().chain(&me).all(|&n| n == 0)) {
+        return Err(CliError::bad_input(
+            "no checker on either board: the game is over before it starts (give at least one \
+             side checkers to bear off)",
+        ));
+    }
     Ok((me, opp))
 }
 

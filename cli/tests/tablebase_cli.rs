@@ -243,3 +243,22 @@ fn help_documents_the_board_format() {
     assert!(text.contains("--points"), "{text}");
     assert!(text.contains("ace point first"), "{text}");
 }
+
+/// Issue 13, defect 7: a two-sided probe with no checker on either side was answered
+/// ("P(win) 1.000000") instead of refused.
+#[test]
+fn a_two_sided_probe_with_no_checkers_is_refused() {
+    let (_, ts) = built();
+    let args = ["tablebase", "probe", "bearoff-ts", "--file", ts];
+    let empty = "0,0,0,0,0,0";
+    let both_empty = [&args[..], &["--points", empty, "--opponent", empty]].concat();
+    assert_bad_input(&both_empty, "no checker on either board");
+    // One side with checkers is a position (the other side has borne off).
+    let one_side = [&args[..], &["--points", "0,0,0,0,0,1", "--opponent", empty]].concat();
+    let out = tabula(&one_side);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
