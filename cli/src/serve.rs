@@ -58,6 +58,7 @@ pub fn run(args: Args) -> CliResult {
         default_plies: args.plies,
         max_plies: MAX_PLIES,
         request_timeout: Duration::from_secs(args.timeout),
+        ..ServerConfig::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

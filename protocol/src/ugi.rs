@@ -24,7 +24,7 @@
 
 use crate::{first_word, shorten, ErrorCode, Flag, ProtocolError, Reply, SessionConfig, Sink};
 use std::fmt::Display;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -164,6 +164,10 @@ pub struct Ugi {
     table: Option<Arc<AtomicTable>>,
     flag: Flag,
     job: Option<JoinHandle<()>>,
+    /// Set by the running search just before it sends `bestmove`: from then on the session
+    /// takes commands (it waits for the search's thread to end, a moment, instead of answering
+    /// `search_in_progress` to a client that answered the `bestmove` at once).
+    job_done: Arc<AtomicBool>,
     /// The running search ends by itself (not `go infinite`).
     job_bounded: bool,
     quit: bool,
@@ -211,6 +215,7 @@ impl Ugi {
             table: None,
             flag: Flag::take(),
             job: None,
+            job_done: Arc::new(AtomicBool::new(false)),
             job_bounded: false,
             quit: false,
         }
@@ -220,9 +225,11 @@ impl Ugi {
         self.quit
     }
 
-    /// True while a search runs (a finished one is collected).
+    /// True while a search runs (a finished one, or one that has sent its `bestmove`, is
+    /// collected).
     pub fn searching(&mut self) -> bool {
-        if self.job.as_ref().is_some_and(|j| j.is_finished()) {
+        let done = self.job_done.load(Ordering::SeqCst);
+        if self.job.as_ref().is_some_and(|j| done || j.is_finished()) {
             if let Some(j) = self.job.take() {
                 let _ = j.join();
             }
@@ -590,12 +597,22 @@ impl Ugi {
         };
         let bounded = !go.infinite;
         let depth = go.depth.unwrap_or(MAX_DEPTH);
-        let sink = self.sink.clone();
+        let done = Arc::new(AtomicBool::new(false));
+        let sink: Sink = {
+            let (inner, done) = (self.sink.clone(), done.clone());
+            Arc::new(move |line: String| {
+                if line.starts_with("bestmove") {
+                    done.store(true, Ordering::SeqCst);
+                }
+                inner(line)
+            })
+        };
         let job = match &self.pos {
             Pos::Bilitaire(p) => spawn(*p, go, table, config, limits, depth, sink)?,
             Pos::Pylos(p) => spawn(*p, go, table, config, limits, depth, sink)?,
         };
         self.job = Some(job);
+        self.job_done = done;
         self.job_bounded = bounded;
         Ok(Vec::new())
     }
@@ -806,6 +823,28 @@ mod tests {
         let w: Vec<&str> = info.split(' ').collect();
         let i = w.iter().position(|x| *x == "nodes").unwrap();
         w[i + 1].parse().unwrap()
+    }
+
+    #[test]
+    fn a_command_right_after_bestmove_is_taken() {
+        // The search's thread lingers after sending `bestmove` (here: 1 s in the sink); a client
+        // that answers the `bestmove` at once must not be told `search_in_progress`.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = Mutex::new(tx);
+        let sink: Sink = Arc::new(move |l: String| {
+            if l.starts_with("bestmove") {
+                tx.lock().unwrap().send(l).unwrap();
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        });
+        let mut s = Ugi::new(sink, SessionConfig::default());
+        ok(&mut s, "setoption name Hash value 4");
+        for _ in 0..3 {
+            ok(&mut s, "go nodes 200");
+            rx.recv_timeout(Duration::from_secs(60))
+                .expect("a bestmove");
+            ok(&mut s, "position startpos moves xd4");
+        }
     }
 
     /// 8 balls: solved in a moment.

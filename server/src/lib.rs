@@ -13,6 +13,9 @@
 //! bounded number of searches at once (more are answered `503` with `Retry-After`), one
 //! transposition table of bounded size per search, and a timeout per request. Bad input is a
 //! `400` with `{"error":{"kind":"bad_input","message":"…"}}` whose message names the field.
+//! Each connection must send a request's head within a header timeout (a client that trickles
+//! its headers, slowloris-style, or sits idle is closed), and the connections open at once are
+//! capped (more wait in the listener's backlog).
 //! Searches run on tokio's blocking threads; a client that goes away stops its search.
 
 mod error;
@@ -27,6 +30,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use std::sync::Arc;
 use std::time::Duration;
 use tabula_api::server::{HealthReport, LimitsReport, VersionReport};
@@ -65,6 +70,11 @@ pub struct ServerConfig {
     pub max_plies: u8,
     /// The longest a request may take, searches included (then 503).
     pub request_timeout: Duration,
+    /// The longest a connection may take to send a request's head (request line and headers),
+    /// counted from the connection's start or the end of its previous answer; then it is closed.
+    pub header_read_timeout: Duration,
+    /// Connections open at once (at least 1); more wait, unaccepted, in the listener's backlog.
+    pub max_connections: usize,
 }
 
 impl Default for ServerConfig {
@@ -80,6 +90,8 @@ impl Default for ServerConfig {
             default_plies: 1,
             max_plies: MAX_PLIES,
             request_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 256,
         }
     }
 }
@@ -94,6 +106,8 @@ impl ServerConfig {
         self.default_time_ms = self.default_time_ms.clamp(1, self.max_time_ms);
         self.max_plies = self.max_plies.min(MAX_PLIES);
         self.default_plies = self.default_plies.min(self.max_plies);
+        self.max_connections = self.max_connections.max(1);
+        self.header_read_timeout = self.header_read_timeout.max(Duration::from_millis(1));
         self
     }
 
@@ -145,9 +159,75 @@ pub fn router(config: ServerConfig) -> Router {
         .with_state(state)
 }
 
-/// Serves the API on `listener` until the process ends (or the listener fails).
+/// Serves the API on `listener` until the process ends.
+///
+/// Each accepted connection is served by hyper's HTTP/1.1 server with the configuration's
+/// header-read timeout, on its own task, while it holds one of `max_connections` permits.
+/// Errors of one connection (a reset, garbage bytes, a timeout) end that connection only;
+/// errors of `accept` are retried (after a pause when they are not about one connection, such
+/// as running out of file descriptors).
 pub async fn run(listener: tokio::net::TcpListener, config: ServerConfig) -> std::io::Result<()> {
-    axum::serve(listener, router(config)).await
+    mmap_large_allocations();
+    let config = config.clamped();
+    let header_read_timeout = config.header_read_timeout;
+    let connections = Arc::new(Semaphore::new(config.max_connections));
+    let app = router(config);
+    loop {
+        let Ok(permit) = connections.clone().acquire_owned().await else {
+            unreachable!("the connection semaphore is never closed");
+        };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) if is_connection_error(&e) => continue,
+            Err(_) => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        // Small JSON answers: send them now rather than wait for Nagle's algorithm.
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_read_timeout)
+                .serve_connection(TokioIo::new(stream), service);
+            // A failed connection concerns its client alone.
+            let _ = connection.await;
+        });
+    }
+}
+
+/// Makes glibc serve every allocation of 1 MiB or more (each search's transposition table)
+/// with its own `mmap`, given back to the system when freed.
+///
+/// By default glibc raises its mmap threshold to the size of the last such block freed (up to
+/// 32 MiB), so after the first search the tables of 16 MiB come from the per-thread heaps, where
+/// a freed table stays resident: under load, 8 searches at once left 1.2 GiB resident (64 at
+/// once: 8.8 GiB) for 8 × 16 MiB of live tables; with a fixed threshold, 139 MiB at the peak and
+/// 8 MiB once idle (docs/results.md, "AI service under load").
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn mmap_large_allocations() {
+    // SAFETY: mallopt only changes a tunable of glibc's allocator, under glibc's own lock; it
+    // touches no memory of ours, and a failure (return 0) leaves the default in place.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn mmap_large_allocations() {}
+
+/// Whether an `accept` error is about one connection only (retry at once).
+fn is_connection_error(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+    )
 }
 
 async fn with_timeout(timeout: Duration, req: Request, next: Next) -> Response {

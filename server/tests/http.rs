@@ -692,3 +692,83 @@ async fn a_full_server_answers_503_and_a_client_that_leaves_stops_its_search() {
     let ok = post(addr, "/api/pylos/best", r#"{"budget":{"nodes":1000}}"#).await;
     assert_eq!(ok.status, 200, "{}", ok.body);
 }
+
+/// Reads what the server sends until it closes the connection (a reset counts as a close),
+/// failing the test if it has not closed it within `bound` (a hang, not a speed limit).
+async fn read_until_closed(stream: &mut TcpStream, bound: Duration) -> Vec<u8> {
+    let mut raw = Vec::new();
+    match tokio::time::timeout(bound, stream.read_to_end(&mut raw)).await {
+        Ok(_) => raw,
+        Err(_) => panic!("the server did not close the connection within {bound:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_trickling_its_request_head_is_cut_off_while_others_are_served() {
+    let config = ServerConfig {
+        header_read_timeout: Duration::from_millis(300),
+        ..ServerConfig::default()
+    };
+    let addr = start(config).await;
+    // Half a request line, then nothing; and a client that never sends a byte.
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"GET /api/pylos/mo").await.unwrap();
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    // Others are served meanwhile.
+    assert_eq!(get(addr, "/health").await.status, 200);
+    let ok = post(addr, "/api/pylos/best", r#"{"budget":{"nodes":1000}}"#).await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    // Both are closed after the header timeout, with no answer but perhaps a 408.
+    for stream in [&mut slow, &mut silent] {
+        let raw = read_until_closed(stream, Duration::from_secs(60)).await;
+        let text = String::from_utf8_lossy(&raw);
+        assert!(raw.is_empty() || text.starts_with("HTTP/1.1 408"), "{text}");
+    }
+    assert_eq!(get(addr, "/health").await.status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_leaving_mid_body_frees_its_connection() {
+    // One connection at once: the next request is served only once the first is closed.
+    let config = ServerConfig {
+        max_connections: 1,
+        ..ServerConfig::default()
+    };
+    let addr = start(config).await;
+    for _ in 0..3 {
+        let mut leaver = TcpStream::connect(addr).await.unwrap();
+        leaver
+            .write_all(
+                b"POST /api/bilitaire/best HTTP/1.1\r\nHost: localhost\r\n\
+                  Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"budget\":",
+            )
+            .await
+            .unwrap();
+        drop(leaver);
+        let ok = post(addr, "/api/pylos/best", r#"{"budget":{"nodes":1000}}"#).await;
+        assert_eq!(ok.status, 200, "{}", ok.body);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_bytes_get_a_400_or_a_close_and_others_are_served() {
+    let addr = start(ServerConfig::default()).await;
+    let garbage: [&[u8]; 4] = [
+        b"\x00\xff\xfe\x16\x03\x01 not http at all\r\n\r\n",
+        b"GET / HTTP/9.9\r\n\r\n",
+        b"GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: lots\r\n\r\n",
+        b"\r\n\r\n\r\n\x7f\x7f\x7f\r\n\r\n",
+    ];
+    for bytes in garbage {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all(bytes).await.unwrap();
+        let raw = read_until_closed(&mut stream, Duration::from_secs(60)).await;
+        let text = String::from_utf8_lossy(&raw);
+        assert!(
+            raw.is_empty() || text.starts_with("HTTP/1.1 400"),
+            "{:?}: {text}",
+            String::from_utf8_lossy(bytes)
+        );
+        assert_eq!(get(addr, "/health").await.status, 200);
+    }
+}
