@@ -11,8 +11,10 @@ pub mod game;
 pub mod perft;
 pub mod playout;
 pub mod pylos;
+pub mod retro;
 pub mod symmetry;
 
 pub use chance::ChanceGame;
 pub use game::{Game, Keyed, Role, Scored, Symmetric};
+pub use retro::{Outcome, Retrograde};
 pub use symmetry::D4;
