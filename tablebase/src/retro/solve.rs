@@ -384,10 +384,8 @@ impl<G: Retrograde> Kernels<'_, G> {
                             why: "a hole",
                         })
                     }
-                    Value::Loss(d) if d <= level => {
-                        win = true;
-                        break;
-                    }
+                    // No early exit: every child is checked (range, hole) at level 0.
+                    Value::Loss(d) if d <= level => win = true,
                     Value::Win(d) if d <= level => {}
                     _ => all_won = false,
                 }
