@@ -1,6 +1,6 @@
 //! Retrograde tables of loopy games: a parallel builder, resumable and interruptible, and lazy
 //! probing of the files it writes. Generic over any game that implements
-//! [`Retrograde`](tabula_engine::retro::Retrograde); Pylos is the first user.
+//! [`Retrograde`]; Pylos is the first user.
 //!
 //! # What is computed
 //!
