@@ -411,6 +411,12 @@ fn hand_solved_graph() {
 }
 
 #[test]
+fn tables_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Table>();
+}
+
+#[test]
 fn random_graphs_match_value_iteration() {
     let dir = scratch("random");
     for seed in 1..=6 {
@@ -932,7 +938,7 @@ fn game_bugs_are_errors_naming_the_index() {
     assert!(matches!(
         run(&g),
         BuildError::BadNeighbour {
-            why: "a primitive position",
+            why: "a hole or a primitive position",
             ..
         }
     ));

@@ -208,7 +208,8 @@ impl<G: Retrograde> Kernels<'_, G> {
         self.game.unrank(i).ok_or(BuildError::Unstable { index: i })
     }
 
-    /// Checks a list of neighbours of `index`: in range, not holes, each once (sorts it).
+    /// Checks a list of neighbours of `index`: in range, each once (sorts it), and children
+    /// not holes.
     fn check(&self, index: u64, list: &mut [u64], relation: Relation) -> Result<(), BuildError> {
         let bad = |neighbour, why| BuildError::BadNeighbour {
             index,
@@ -224,7 +225,8 @@ impl<G: Retrograde> Kernels<'_, G> {
             if k > 0 && list[k - 1] == c {
                 return Err(bad(c, "listed twice"));
             }
-            if self.value(c).load(Relaxed) == HOLE {
+            // A parent's hole is found by its counter (one memory access per edge fewer).
+            if relation == Relation::Child && self.value(c).load(Relaxed) == HOLE {
                 return Err(bad(c, "a hole"));
             }
         }
@@ -327,7 +329,7 @@ impl<G: Retrograde> Kernels<'_, G> {
                         index: i,
                         neighbour: p,
                         relation: Relation::Parent,
-                        why: "a primitive position",
+                        why: "a hole or a primitive position",
                     });
                 }
                 if v == lost {
