@@ -1,5 +1,5 @@
 //! One on-disk container for every file Tabula writes: bearoff databases, solver tables, net
-//! weights (and, later, Pylos tablebase tiers).
+//! weights, retrograde tables (Pylos) and their build checkpoints.
 //!
 //! A file is a header and a payload. The header says what the payload is — a [`Kind`] and a
 //! context string naming the game, rules, database or keying it belongs to — and carries an
@@ -90,7 +90,12 @@ pub enum Kind {
     SolverTable,
     /// Backgammon net weights with their training state (code 4).
     NetWeights,
-    // Code 5 is reserved for a Pylos tablebase tier.
+    /// A retrograde table of a game (the `retro` module of tabula-tablebase: one value byte
+    /// per index of the game's rank space, then a summary) (code 5, once reserved for a Pylos
+    /// tablebase tier: Pylos tables are retrograde tables).
+    RetroTable,
+    /// The checkpoint of an unfinished retrograde build, which `--resume` continues (code 6).
+    RetroCheckpoint,
 }
 
 impl Kind {
@@ -101,6 +106,8 @@ impl Kind {
             Kind::BearoffTwoSided => 2,
             Kind::SolverTable => 3,
             Kind::NetWeights => 4,
+            Kind::RetroTable => 5,
+            Kind::RetroCheckpoint => 6,
         }
     }
 
@@ -111,6 +118,8 @@ impl Kind {
             2 => Some(Kind::BearoffTwoSided),
             3 => Some(Kind::SolverTable),
             4 => Some(Kind::NetWeights),
+            5 => Some(Kind::RetroTable),
+            6 => Some(Kind::RetroCheckpoint),
             _ => None,
         }
     }
@@ -122,6 +131,8 @@ impl Kind {
             Kind::BearoffTwoSided => "bearoff-ts",
             Kind::SolverTable => "solver table",
             Kind::NetWeights => "net weights",
+            Kind::RetroTable => "retrograde table",
+            Kind::RetroCheckpoint => "retrograde checkpoint",
         }
     }
 }
@@ -182,11 +193,13 @@ mod tests {
             Kind::BearoffTwoSided,
             Kind::SolverTable,
             Kind::NetWeights,
+            Kind::RetroTable,
+            Kind::RetroCheckpoint,
         ] {
             assert_eq!(Kind::from_code(k.code()), Some(k));
         }
         assert_eq!(Kind::from_code(0), None);
-        assert_eq!(Kind::from_code(5), None);
+        assert_eq!(Kind::from_code(7), None);
     }
 
     #[test]

@@ -3,14 +3,19 @@
 //! - [`bearoff`]: backgammon bearoff databases in GNU Backgammon's conventions, one-sided
 //!   ([`bearoff::OneSided`]: roll distributions for up to 15 checkers on 6 points) and
 //!   two-sided ([`bearoff::TwoSided`]: cubeless winning chances for up to 6 checkers a side).
+//! - [`retro`]: retrograde tables of loopy games (win/loss/draw with the distance in plies for
+//!   every index of a game's rank space), generic over
+//!   [`Retrograde`](tabula_engine::retro::Retrograde): a parallel builder that shows progress,
+//!   checkpoints, resumes and can be interrupted, and lazy probing by positional reads.
 //!
-//! Builds are parallel (rayon) and take seconds, so they have no interrupt/resume. Files are
+//! Bearoff builds are parallel (rayon) and take seconds, so they have no interrupt/resume. Files are
 //! [`tabula_store`] containers (kinds [`Kind::BearoffOneSided`] and
 //! [`Kind::BearoffTwoSided`]), written atomically under a lock; loading checks the header
 //! before the payload, every block's checksum and every value, and returns a [`StoreError`]
 //! for a bad file.
 
 pub mod bearoff;
+pub mod retro;
 
 pub use tabula_store::{Existing, Kind, StoreError, TargetLock};
 
