@@ -784,7 +784,10 @@ async fn the_page_and_its_assets_are_served_with_their_types_and_no_other_origin
     let addr = start(ServerConfig::default()).await;
     let page = get(addr, "/").await;
     assert_eq!(page.status, 200);
-    assert_eq!(page.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
     assert!(page.body.contains(r#"<svg id="board""#), "{}", page.body);
     let csp = page.header("content-security-policy").unwrap_or("");
     assert!(csp.contains("default-src 'self'"), "{csp}");
@@ -802,7 +805,11 @@ async fn the_page_and_its_assets_are_served_with_their_types_and_no_other_origin
         assert!(r.starts_with('/') || r.starts_with("data:"), "{r}");
     }
     for (path, kind, mark) in [
-        ("/static/app.js", "text/javascript; charset=utf-8", "/api/backgammon/plays"),
+        (
+            "/static/app.js",
+            "text/javascript; charset=utf-8",
+            "/api/backgammon/plays",
+        ),
         ("/static/style.css", "text/css; charset=utf-8", "#board"),
     ] {
         let asset = get(addr, path).await;
@@ -920,9 +927,12 @@ async fn backgammon_plays_are_the_engine_s_with_the_positions_they_lead_to() {
     assert_eq!(v["plays"].as_array().unwrap().len(), 0);
     // An XGID gives its position and its dice.
     let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10";
-    let v = get(addr, &format!("/api/backgammon/plays?position={}", encode(xgid)))
-        .await
-        .json();
+    let v = get(
+        addr,
+        &format!("/api/backgammon/plays?position={}", encode(xgid)),
+    )
+    .await
+    .json();
     assert_eq!(v["dice"], "52");
     assert!(!v["plays"].as_array().unwrap().is_empty());
     // Bad input names the field.
