@@ -1,10 +1,75 @@
-//! `tabula serve`: its limits' flags are checked, and the binary serves the web page and the
-//! API. The server runs as a child on 127.0.0.1 port 0 and is killed at the end.
+//! `tabula serve`: the HTTP API as a child process on 127.0.0.1:0. Bounded: every socket read
+//! has a timeout, and the child is killed at the end.
+
+mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+fn request(addr: &str, text: &str) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(text.as_bytes()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("an answer");
+    out
+}
+
+#[test]
+fn serve_answers_http_on_the_address_it_prints() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_CACHE_DIR", common::cache_dir())
+        .args(["serve", "--http", "127.0.0.1:0", "--max-time", "2000"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula serve");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("serve: listening on http://")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    let health = request(
+        &addr,
+        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    assert!(health.contains(r#""status":"ok""#), "{health}");
+    let body = r#"{"position":"nonsense"}"#;
+    let bad = request(
+        &addr,
+        &format!(
+            "POST /api/pylos/best HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert!(bad.starts_with("HTTP/1.1 400"), "{bad}");
+    assert!(bad.contains(r#""kind":"bad_input""#), "{bad}");
+    let v = request(
+        &addr,
+        "GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert!(v.contains(r#""max_time_ms":2000"#), "{v}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn serve_refuses_a_bad_address_with_exit_code_2() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["serve", "--http", "not-an-address"])
+        .output()
+        .expect("run tabula serve");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--http not-an-address"), "{err}");
+}
 
 #[test]
 fn out_of_range_limits_are_refused_with_exit_code_2() {
@@ -23,24 +88,10 @@ fn out_of_range_limits_are_refused_with_exit_code_2() {
     }
 }
 
-fn get(addr: &str, path: &str) -> String {
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("an answer");
-    answer
-}
-
 #[test]
-fn the_binary_serves_the_page_and_the_api_with_its_limits_set() {
+fn the_binary_serves_the_web_page_with_its_limits_set() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_CACHE_DIR", common::cache_dir())
         .args(["serve", "--http", "127.0.0.1:0", "--max-connections", "1"])
         .args(["--header-timeout", "5"])
         .stdout(Stdio::null())
@@ -53,17 +104,24 @@ fn the_binary_serves_the_page_and_the_api_with_its_limits_set() {
     let addr = line
         .trim()
         .strip_prefix("serve: listening on http://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .unwrap_or_else(|| panic!("{line}"))
         .to_string();
-    let page = get(&addr, "/");
-    let health = get(&addr, "/health");
-    let _ = child.kill();
-    let _ = child.wait();
+    // One connection at a time: each is answered and closed before the next is accepted.
+    let get = |path: &str| {
+        request(
+            &addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    let page = get("/");
+    let script = get("/static/app.js");
+    child.kill().unwrap();
+    child.wait().unwrap();
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     assert!(page
         .to_ascii_lowercase()
-        .contains("content-type: text/html"));
-    assert!(page.contains("/static/app.js"));
-    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
-    assert!(health.contains(r#""status":"ok""#), "{health}");
+        .contains("content-type: text/html; charset=utf-8"));
+    assert!(page.contains("/static/app.js"), "{page}");
+    assert!(script.starts_with("HTTP/1.1 200"));
+    assert!(script.contains("/api/backgammon/plays"));
 }
