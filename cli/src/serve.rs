@@ -38,6 +38,13 @@ pub struct Args {
     /// Seconds a request may take, searches included (then 503).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
+    /// Seconds a connection may take to send a request's head (request line and headers),
+    /// from its start or its previous answer; then it is closed (slowloris, idle keep-alive).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    header_timeout: u64,
+    /// Connections open at once; more wait, unaccepted, in the listener's backlog.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    max_connections: u64,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -58,7 +65,8 @@ pub fn run(args: Args) -> CliResult {
         default_plies: args.plies,
         max_plies: MAX_PLIES,
         request_timeout: Duration::from_secs(args.timeout),
-        ..ServerConfig::default()
+        header_read_timeout: Duration::from_secs(args.header_timeout),
+        max_connections: usize::try_from(args.max_connections).unwrap_or(256),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -70,3 +70,58 @@ fn serve_refuses_a_bad_address_with_exit_code_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--http not-an-address"), "{err}");
 }
+
+#[test]
+fn out_of_range_limits_are_refused_with_exit_code_2() {
+    for (flag, value) in [
+        ("--header-timeout", "0"),
+        ("--max-connections", "0"),
+        ("--max-searches", "0"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+            .args(["serve", "--http", "127.0.0.1:0", flag, value])
+            .output()
+            .expect("run tabula serve");
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(flag), "{flag}: {err}");
+    }
+}
+
+#[test]
+fn the_binary_serves_the_web_page_with_its_limits_set() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_CACHE_DIR", common::cache_dir())
+        .args(["serve", "--http", "127.0.0.1:0", "--max-connections", "1"])
+        .args(["--header-timeout", "5"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula serve");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("serve: listening on http://")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    // One connection at a time: each is answered and closed before the next is accepted.
+    let get = |path: &str| {
+        request(
+            &addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    let page = get("/");
+    let script = get("/static/app.js");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(page
+        .to_ascii_lowercase()
+        .contains("content-type: text/html; charset=utf-8"));
+    assert!(page.contains("/static/app.js"), "{page}");
+    assert!(script.starts_with("HTTP/1.1 200"));
+    assert!(script.contains("/api/backgammon/plays"));
+}

@@ -24,7 +24,8 @@
 //!
 //! `go` takes `movetime`, `depth`, `nodes` and `trials`: `depth N` searches N plies (0 to
 //! [`MAX_PLIES`]) for this request; the others are accepted and not used (a search here is a
-//! fixed-depth expectimax, not budgeted by time). With the Crawford rule on, a game where one
+//! fixed-depth expectimax, not budgeted by time), which the answer's first line says
+//! (`info string go movetime: not supported, ignored …`). With the Crawford rule on, a game where one
 //! player is 1-away and the other is not is taken as the Crawford game (an XGID says it
 //! exactly).
 
@@ -474,6 +475,7 @@ impl Ubgi {
     fn go(&mut self, args: &[&str]) -> Reply {
         let mut role = None;
         let mut plies = None;
+        let mut unused = Vec::new();
         let mut rest = args;
         while let Some((&key, tail)) = rest.split_first() {
             let value = tail.first();
@@ -499,6 +501,7 @@ impl Ubgi {
                 }
                 "movetime" | "nodes" | "trials" => {
                     number(&format!("go {key}"), value)?;
+                    unused.push(key);
                 }
                 other => return Err(bad(format!("go: unknown parameter {:?}", shorten(other)))),
             }
@@ -518,8 +521,22 @@ impl Ubgi {
             self.plies = p;
         }
         let answer = self.answer(role, pos);
+        let depth = self.plies;
         self.plies = saved;
-        answer
+        // Said, not refused: match runners send a time control with every `go`.
+        answer.map(|mut lines| {
+            if !unused.is_empty() {
+                lines.insert(
+                    0,
+                    format!(
+                        "info string go {}: not supported, ignored (a fixed-depth search of \
+                         {depth} plies; `go depth N` sets it)",
+                        unused.join(", ")
+                    ),
+                );
+            }
+            lines
+        })
     }
 
     fn answer(&mut self, role: &str, pos: Position) -> Reply {
@@ -755,6 +772,30 @@ mod tests {
         assert_eq!(
             ok(&mut s, "go role chequer").last().unwrap(),
             "bestmove 8/4 6/4"
+        );
+    }
+
+    #[test]
+    fn a_time_or_node_budget_is_answered_as_not_supported_and_the_search_goes_on() {
+        let mut s = session();
+        ok(
+            &mut s,
+            &format!("position gnubgid {}", Position::START.position_id()),
+        );
+        ok(&mut s, "dice 4 2");
+        let plain = ok(&mut s, "go role chequer");
+        assert!(plain.iter().all(|l| !l.starts_with("info string")));
+        let budgeted = ok(&mut s, "go role chequer movetime 100 nodes 5000");
+        assert!(
+            budgeted[0].starts_with("info string go movetime, nodes: not supported"),
+            "{budgeted:?}"
+        );
+        // The same search answers: the budget changed nothing.
+        assert_eq!(budgeted[1..], plain[..]);
+        let cube = ok(&mut s, "go role cube trials 10 depth 0");
+        assert!(
+            cube[0].contains("trials") && cube[0].contains("0 plies"),
+            "{cube:?}"
         );
     }
 

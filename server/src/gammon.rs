@@ -11,7 +11,7 @@ use axum::extract::{RawQuery, State};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use tabula_api::server::{EvaluateReport, EvaluateRequest};
-use tabula_engine::backgammon::{Dice, MatchId, Position, Xgid};
+use tabula_engine::backgammon::{Dice, GameKind, MatchId, Position, Side, Xgid};
 use tabula_gammon::advisor::{cube_state, Advisor};
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::net::{invert, Probabilities};
@@ -239,4 +239,120 @@ pub(crate) async fn evaluate(
     })
     .await?;
     Ok(Json(report))
+}
+
+/// One side's checkers on the board of `GET /api/backgammon/plays`, from its own point of view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardSide {
+    /// Checkers on the side's own points 1 to 24 (`points[0]` is its 1-point).
+    pub points: Vec<u8>,
+    pub bar: u8,
+    pub off: u8,
+    pub pips: u32,
+}
+
+impl BoardSide {
+    fn of(pos: &Position, side: Side) -> BoardSide {
+        let counts = pos.counts(side);
+        BoardSide {
+            points: counts[..24].to_vec(),
+            bar: pos.bar(side),
+            off: pos.off(side),
+            pips: pos.pips(side),
+        }
+    }
+}
+
+/// One legal play of `GET /api/backgammon/plays`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayEntry {
+    /// gnubg notation (`8/5 6/5`); empty for the pass when no play is legal.
+    pub play: String,
+    /// The checker moves of one sequence producing it, one per die (`from` 25: the bar, `to`
+    /// 0: off), in the mover's numbering.
+    pub steps: Vec<WildbgDetail>,
+    /// The Position ID after the play, with the opponent on roll.
+    pub position: String,
+}
+
+/// `GET /api/backgammon/plays`: the board of a position and the legal plays of a roll.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlaysResponse {
+    /// Position ID (the player on roll's point of view).
+    pub position: String,
+    pub on_roll: BoardSide,
+    pub opponent: BoardSide,
+    /// A side has borne off all its checkers.
+    pub game_over: bool,
+    /// When over: how the player on roll lost (`single`, `gammon`, `backgammon`).
+    pub loss: Option<String>,
+    /// The roll whose plays are listed (the query's, else one rolled in a Match ID or XGID).
+    pub dice: Option<String>,
+    /// With dice: every legal play (gnubg's: one per resulting position), or one empty play
+    /// (the pass) when none is legal; without dice: none.
+    pub plays: Vec<PlayEntry>,
+}
+
+/// `GET /api/backgammon/plays?position=…&dice=31`: the board and the legal plays, each with the
+/// position it leads to (the backgammon counterpart of `/api/{game}/moves`; no search).
+pub(crate) async fn plays(RawQuery(query): RawQuery) -> Result<Json<PlaysResponse>, ApiError> {
+    let q = Query::parse(query.as_deref(), Some(&["position", "dice"]))?;
+    let request = EvaluateRequest {
+        position: q.get("position").map(str::to_string),
+        dice: q.get("dice").map(str::to_string),
+        ..EvaluateRequest::default()
+    };
+    let (pos, m) = input(&request)?;
+    let game_over = pos.is_game_over();
+    let dice = if game_over {
+        None
+    } else {
+        dice_of(&request, m.as_ref())?
+    };
+    let plays = match dice {
+        None => Vec::new(),
+        Some(d) => {
+            let legal = pos.plays(d);
+            if legal.is_empty() {
+                vec![PlayEntry {
+                    play: String::new(),
+                    steps: Vec::new(),
+                    position: pos.swapped().position_id(),
+                }]
+            } else {
+                legal
+                    .iter()
+                    .map(|p| PlayEntry {
+                        play: p.notation(),
+                        steps: p
+                            .steps()
+                            .iter()
+                            .map(|s| WildbgDetail {
+                                from: s.from,
+                                to: s.to,
+                            })
+                            .collect(),
+                        position: p.result().position_id(),
+                    })
+                    .collect()
+            }
+        }
+    };
+    let loss = pos.loss_kind().map(|k| {
+        match k {
+            GameKind::Single => "single",
+            GameKind::Gammon => "gammon",
+            GameKind::Backgammon => "backgammon",
+        }
+        .to_string()
+    });
+    Ok(Json(PlaysResponse {
+        position: pos.position_id(),
+        on_roll: BoardSide::of(&pos, Side::OnRoll),
+        opponent: BoardSide::of(&pos, Side::Opponent),
+        game_over,
+        loss,
+        dice: dice.map(|d| d.to_string()),
+        plays,
+    }))
 }

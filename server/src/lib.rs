@@ -7,7 +7,11 @@
 //! - `GET /api/backgammon/move` (the query parameters and answer of wildbg's `/move`) and
 //!   `POST /api/backgammon/evaluate` (probabilities, equity, cube decision, ranked plays, with
 //!   the match context of a gnubg ID, Match ID or XGID), from the gammon advisor.
+//!   `GET /api/backgammon/plays`: the board and the legal plays of a roll with the positions they
+//!   lead to.
 //! - `GET /health`, `GET /version`, `GET /openapi.json` (an OpenAPI 3.0 description).
+//! - `GET /` (with `/static/app.js` and `/static/style.css`): a web page to play each game
+//!   against the engine and analyse positions, compiled into the binary.
 //!
 //! Limits ([`ServerConfig`]): a request body size, a cap on each search's time and nodes, a
 //! bounded number of searches at once (more are answered `503` with `Retry-After`), one
@@ -24,6 +28,7 @@ mod gammon;
 mod openapi;
 mod params;
 mod slots;
+mod web;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::middleware::{self, Next};
@@ -143,11 +148,15 @@ pub fn router(config: ServerConfig) -> Router {
         config,
     });
     Router::new()
+        .route("/", get(web::index))
+        .route("/static/app.js", get(web::app_js))
+        .route("/static/style.css", get(web::style_css))
         .route("/health", get(health))
         .route("/version", get(version))
         .route("/openapi.json", get(openapi_json))
         .route("/api/backgammon/move", get(gammon::wildbg_move))
         .route("/api/backgammon/evaluate", post(gammon::evaluate))
+        .route("/api/backgammon/plays", get(gammon::plays))
         .route("/api/{game}/moves", get(games::moves))
         .route("/api/{game}/best", post(games::best))
         .route("/api/{game}/analyze", post(games::analyze))

@@ -110,6 +110,20 @@ pub fn openapi(config: &ServerConfig) -> Value {
         false,
         json!({"type": "integer", "minimum": 0, "maximum": config.max_plies}),
     ));
+    let plays_params = vec![
+        query(
+            "position",
+            "Position ID, gnubg ID (position:match) or XGID (default: the opening position)",
+            false,
+            json!({"type": "string"}),
+        ),
+        query(
+            "dice",
+            "the roll, e.g. 31 (default: one rolled in the Match ID or XGID, else no plays)",
+            false,
+            json!({"type": "string"}),
+        ),
+    ];
     json!({
         "openapi": "3.0.3",
         "info": {
@@ -163,6 +177,14 @@ pub fn openapi(config: &ServerConfig) -> Value {
                 "summary": "wildbg's /move: the legal plays of the dice, best first",
                 "parameters": wildbg_params,
                 "responses": search_responses("WildbgMoves")
+            }},
+            "/api/backgammon/plays": { "get": {
+                "summary": "the board and the legal plays of a roll, each with the position it leads to",
+                "parameters": plays_params,
+                "responses": {
+                    "200": ok("the board and the plays", "Plays"),
+                    "400": error_response("bad input: the message names the field"),
+                }
             }},
             "/api/backgammon/evaluate": { "post": {
                 "summary": "probabilities, equity and cube decision before the roll; ranked plays with dice",
@@ -221,6 +243,20 @@ fn schemas() -> Value {
                 "probabilities": { "type": "object", "properties": {
                     "win": {"type": "number"}, "winG": {"type": "number"}, "winBg": {"type": "number"},
                     "loseG": {"type": "number"}, "loseBg": {"type": "number"} } } } } } } },
+        "Plays": { "type": "object", "properties": {
+            "position": string, "on_roll": { "$ref": "#/components/schemas/BoardSide" },
+            "opponent": { "$ref": "#/components/schemas/BoardSide" },
+            "game_over": {"type": "boolean"},
+            "loss": { "type": "string", "nullable": true, "enum": ["single", "gammon", "backgammon"] },
+            "dice": { "type": "string", "nullable": true },
+            "plays": { "type": "array", "items": { "type": "object", "properties": {
+                "play": string, "position": string,
+                "steps": { "type": "array", "maxItems": 4, "items": { "type": "object", "properties": {
+                    "from": { "type": "integer", "minimum": 1, "maximum": 25 },
+                    "to": { "type": "integer", "minimum": 0, "maximum": 24 } } } } } } } } },
+        "BoardSide": { "type": "object", "properties": {
+            "points": { "type": "array", "minItems": 24, "maxItems": 24, "items": int },
+            "bar": int, "off": int, "pips": int } },
         "EvaluateRequest": { "type": "object", "additionalProperties": false, "properties": {
             "position": { "type": "string", "description": "Position ID, gnubg ID (position:match) or XGID" },
             "match_id": string, "dice": string, "plies": int } },

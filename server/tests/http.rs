@@ -4,6 +4,7 @@
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::time::Duration;
+use tabula_engine::backgammon::{Dice, Position as Gammon, Side};
 use tabula_engine::{bilitaire, pylos, Game};
 use tabula_server::{ServerConfig, MAX_PLIES};
 use tabula_solver::driver::Config;
@@ -109,7 +110,7 @@ fn encode(text: &str) -> String {
 }
 
 /// The routes the server must serve, with a request that reaches each.
-const ROUTES: [(&str, &str, &str); 9] = [
+const ROUTES: [(&str, &str, &str); 10] = [
     ("get", "/health", "/health"),
     ("get", "/version", "/version"),
     ("get", "/openapi.json", "/openapi.json"),
@@ -126,6 +127,11 @@ const ROUTES: [(&str, &str, &str); 9] = [
         "/api/backgammon/evaluate",
         "/api/backgammon/evaluate",
     ),
+    (
+        "get",
+        "/api/backgammon/plays",
+        "/api/backgammon/plays?dice=31",
+    ),
     // Listed to check the fallback below, not in the document.
     ("get", "/nowhere", "/nowhere"),
 ];
@@ -138,7 +144,7 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
     let doc = doc.json();
     assert_eq!(doc["openapi"], "3.0.3");
     let paths = doc["paths"].as_object().unwrap();
-    for (method, route, _) in &ROUTES[..8] {
+    for (method, route, _) in &ROUTES[..9] {
         assert!(
             paths.get(*route).and_then(|p| p.get(*method)).is_some(),
             "{method} {route} missing from /openapi.json"
@@ -146,7 +152,7 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
     }
     assert_eq!(
         paths.len(),
-        8,
+        9,
         "a path in the document that the test does not know"
     );
     for (method, route, path) in ROUTES {
@@ -770,5 +776,175 @@ async fn garbage_bytes_get_a_400_or_a_close_and_others_are_served() {
             String::from_utf8_lossy(bytes)
         );
         assert_eq!(get(addr, "/health").await.status, 200);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_and_its_assets_are_served_with_their_types_and_no_other_origin() {
+    let addr = start(ServerConfig::default()).await;
+    let page = get(addr, "/").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(page.body.contains(r#"<svg id="board""#), "{}", page.body);
+    let csp = page.header("content-security-policy").unwrap_or("");
+    assert!(csp.contains("default-src 'self'"), "{csp}");
+    // Everything the page loads is one of the assets below or inline data.
+    let mut refs = Vec::new();
+    for attr in ["src=\"", "href=\""] {
+        for (i, _) in page.body.match_indices(attr) {
+            let rest = &page.body[i + attr.len()..];
+            refs.push(rest[..rest.find('"').unwrap()].to_string());
+        }
+    }
+    assert!(refs.contains(&"/static/app.js".to_string()), "{refs:?}");
+    assert!(refs.contains(&"/static/style.css".to_string()), "{refs:?}");
+    for r in &refs {
+        assert!(r.starts_with('/') || r.starts_with("data:"), "{r}");
+    }
+    for (path, kind, mark) in [
+        (
+            "/static/app.js",
+            "text/javascript; charset=utf-8",
+            "/api/backgammon/plays",
+        ),
+        ("/static/style.css", "text/css; charset=utf-8", "#board"),
+    ] {
+        let asset = get(addr, path).await;
+        assert_eq!(asset.status, 200, "{path}");
+        assert_eq!(asset.header("content-type"), Some(kind), "{path}");
+        assert_eq!(asset.header("x-content-type-options"), Some("nosniff"));
+        assert!(asset.body.contains(mark), "{path} lacks {mark}");
+        // No other origin: the only absolute address is the SVG namespace.
+        let outside = asset
+            .body
+            .replace("http://www.w3.org/2000/svg", "")
+            .contains("://");
+        assert!(!outside, "{path} names another origin");
+    }
+    assert_eq!(get(addr, "/static/nothing.js").await.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backgammon_plays_are_the_engine_s_with_the_positions_they_lead_to() {
+    let addr = start(ServerConfig::default()).await;
+    for dice in ["31", "66", "52"] {
+        let d: Dice = dice.parse().unwrap();
+        let answer = get(addr, &format!("/api/backgammon/plays?dice={dice}")).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let v = answer.json();
+        assert_eq!(v["position"], Gammon::START.position_id());
+        assert_eq!(v["dice"], d.to_string());
+        assert_eq!(v["game_over"], false);
+        for (side, key) in [(Side::OnRoll, "on_roll"), (Side::Opponent, "opponent")] {
+            let counts = Gammon::START.counts(side);
+            let listed: Vec<u8> = v[key]["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_u64().unwrap() as u8)
+                .collect();
+            assert_eq!(listed, counts[..24].to_vec());
+            assert_eq!(v[key]["pips"], Gammon::START.pips(side));
+        }
+        let mut expected: Vec<(String, String)> = Gammon::START
+            .plays(d)
+            .iter()
+            .map(|p| (p.notation(), p.result().position_id()))
+            .collect();
+        let plays = v["plays"].as_array().unwrap();
+        let mut got: Vec<(String, String)> = plays
+            .iter()
+            .map(|p| {
+                (
+                    p["play"].as_str().unwrap().to_string(),
+                    p["position"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected, "dice {dice}");
+        // Each play's steps, applied as a play, give the same position.
+        for p in plays {
+            let text: Vec<String> = p["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| {
+                    let point = |n: u64| match n {
+                        25 => "bar".to_string(),
+                        0 => "off".to_string(),
+                        n => n.to_string(),
+                    };
+                    format!(
+                        "{}/{}",
+                        point(s["from"].as_u64().unwrap()),
+                        point(s["to"].as_u64().unwrap())
+                    )
+                })
+                .collect();
+            let played = Gammon::START.parse_play(d, &text.join(" ")).unwrap();
+            assert_eq!(played.result().position_id(), p["position"], "{text:?}");
+        }
+    }
+    // Without dice: the board alone.
+    let v = get(addr, "/api/backgammon/plays").await.json();
+    assert_eq!(v["plays"].as_array().unwrap().len(), 0);
+    assert_eq!(v["dice"], Value::Null);
+    // A closed board with a checker on the bar: the one empty play passes the turn.
+    let mut on_roll = [0u8; 25];
+    let mut opponent = [0u8; 25];
+    on_roll[24] = 1;
+    on_roll[0] = 14;
+    opponent[..6].fill(2);
+    let closed = Gammon::from_counts(on_roll, opponent).unwrap();
+    let d: Dice = "64".parse().unwrap();
+    assert!(closed.plays(d).is_empty());
+    let path = format!(
+        "/api/backgammon/plays?dice=64&position={}",
+        encode(&closed.position_id())
+    );
+    let v = get(addr, &path).await.json();
+    assert_eq!(v["on_roll"]["bar"], 1);
+    assert_eq!(v["plays"].as_array().unwrap().len(), 1);
+    assert_eq!(v["plays"][0]["play"], "");
+    assert_eq!(v["plays"][0]["position"], closed.swapped().position_id());
+    // A finished game: how the player on roll lost, and no plays even with dice.
+    let mut loser = [0u8; 25];
+    loser[0] = 15;
+    let over = Gammon::from_counts(loser, [0; 25]).unwrap();
+    let path = format!(
+        "/api/backgammon/plays?dice=31&position={}",
+        encode(&over.position_id())
+    );
+    let v = get(addr, &path).await.json();
+    assert_eq!(v["game_over"], true);
+    let kind = format!("{:?}", over.loss_kind().unwrap()).to_lowercase();
+    assert_eq!(v["loss"], kind.as_str());
+    assert_eq!(v["plays"].as_array().unwrap().len(), 0);
+    // An XGID gives its position and its dice.
+    let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10";
+    let v = get(
+        addr,
+        &format!("/api/backgammon/plays?position={}", encode(xgid)),
+    )
+    .await
+    .json();
+    assert_eq!(v["dice"], "52");
+    assert!(!v["plays"].as_array().unwrap().is_empty());
+    // Bad input names the field.
+    for (query, field) in [
+        ("dice=71", "dice"),
+        ("position=nonsense", "position"),
+        ("dice=31&dice=42", "dice"),
+        ("die=31", "die"),
+    ] {
+        let a = get(addr, &format!("/api/backgammon/plays?{query}")).await;
+        assert_eq!(a.status, 400, "{query}: {}", a.body);
+        let message = a.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.starts_with(field), "{query}: {message}");
     }
 }
