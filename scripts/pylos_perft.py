@@ -7,10 +7,16 @@ de-duplicated as sets, and the last ply is counted by building the moves.
 
 Usage:
   scripts/pylos_perft.py --rules standard --takeback optional --position "<pos>" --depth 5
+  scripts/pylos_perft.py --board 3 --rules mature --depth 8
   scripts/pylos_perft.py --check engine/tests/data/pylos-standard-optional.perft [--max-nodes N]
 Counts are memoised on (board, side, depth) unless --no-memo (a plain tree walk); with
 --symmetric the board is first reduced to the smallest of its 8 images (faster deep counts).
-A data file's rules come from its name (pylos-<rules>-<takeback>.perft).
+A data file's rules come from its name (pylos-<rules>-<takeback>.perft on the 4x4 board,
+pylos3-<rules>-<takeback>.perft on the 3x3 board).
+
+--board 3: the small pyramid of the rules' "small board for tests": a 3x3 base, levels 3x3, 2x2
+and the apex, 7 balls each, squares on levels 0 and 1, mature lines of 3 on level 0 and of 2 on
+level 1. Position strings have three levels (start ".../.../...|../..|. b").
 """
 
 import argparse
@@ -18,19 +24,25 @@ import functools
 import os
 import sys
 
-LEVELS = 4
-START = "..../..../..../....|.../.../...|../..|. b"
+STARTS = {
+    4: "..../..../..../....|.../.../...|../..|. b",
+    3: ".../.../...|../..|. b",
+}
+BALLS = {4: 15, 3: 7}
+# The board size in use (4 or 3): set once by main() or check_file() before any counting.
+SIZE = 4
 
 
 def cells():
-    for level in range(LEVELS):
-        n = 4 - level
+    for level in range(SIZE):
+        n = SIZE - level
         for rank in range(n):
             for file in range(n):
                 yield (level, file, rank)
 
 
-ALL_CELLS = list(cells())
+def all_cells():
+    return list(cells())
 
 
 @functools.lru_cache(maxsize=None)
@@ -42,9 +54,9 @@ def supports(cell):
 
 
 @functools.lru_cache(maxsize=None)
-def above(cell):
-    """Cells resting on this one."""
-    return tuple(c for c in ALL_CELLS if cell in supports(c))
+def above(cell, size):
+    """Cells resting on this one (on the board of that size)."""
+    return tuple(c for c in all_cells() if cell in supports(c))
 
 
 def patterns(rules):
@@ -52,14 +64,14 @@ def patterns(rules):
     pats = []
     if rules == "children":
         return pats
-    for level in range(3):
-        n = 4 - level
+    for level in range(SIZE):
+        n = SIZE - level
         for f in range(n - 1):
             for r in range(n - 1):
                 pats.append([(level, f + a, r + b) for a in (0, 1) for b in (0, 1)])
     if rules == "mature":
         for level in range(2):
-            n = 4 - level
+            n = SIZE - level
             for a in range(n):
                 pats.append([(level, b, a) for b in range(n)])  # a row
                 pats.append([(level, a, b) for b in range(n)])  # a column
@@ -69,7 +81,7 @@ def patterns(rules):
 def _sym(fn):
     def apply(cell):
         level, f, r = cell
-        last = 3 - level
+        last = SIZE - 1 - level
         nf, nr = fn(f, r, last)
         return (level, nf, nr)
     return apply
@@ -92,10 +104,10 @@ def parse(text):
     assert side in ("b", "w")
     board = {}
     levels = board_text.split("|")
-    assert len(levels) == 4
+    assert len(levels) == SIZE, f"{len(levels)} levels on a board of {SIZE}"
     for level, lt in enumerate(levels):
         rows = lt.split("/")
-        n = 4 - level
+        n = SIZE - level
         assert len(rows) == n
         for i, row in enumerate(rows):
             assert len(row) == n
@@ -109,7 +121,9 @@ def parse(text):
         for s in supports(c):
             assert s in board, "unsupported ball"
     for col in "bw":
-        assert sum(1 for v in board.values() if v == col) <= 15
+        assert sum(1 for v in board.values() if v == col) <= BALLS[SIZE]
+    apex = (SIZE - 1, 0, 0)
+    assert board.get(apex) != side, "the apex ball belongs to the side to move"
     return board, side
 
 
@@ -118,7 +132,7 @@ def can_hold(board, cell):
 
 
 def is_free(board, cell):
-    return all(a not in board for a in above(cell))
+    return all(a not in board for a in above(cell, SIZE))
 
 
 class Game:
@@ -127,16 +141,19 @@ class Game:
         self.rules = rules
         self.takeback = takeback
         self.pats = patterns(rules)
+        self.cells = all_cells()
+        self.apex = (SIZE - 1, 0, 0)
+        self.balls = BALLS[SIZE]
 
     def takeback_sets(self, board, me):
         """Distinct sets of 0, 1 or 2 own balls that can be returned one after the other."""
         sets = set()
-        for a in ALL_CELLS:
+        for a in self.cells:
             if board.get(a) == me and is_free(board, a):
                 sets.add(frozenset([a]))
                 b2 = dict(board)
                 del b2[a]
-                for b in ALL_CELLS:
+                for b in self.cells:
                     if b2.get(b) == me and is_free(b2, b):
                         sets.add(frozenset([a, b]))
         if self.takeback == "optional" or not sets:
@@ -144,21 +161,21 @@ class Game:
         return sets
 
     def moves(self, board, me):
-        if (3, 0, 0) in board:
+        if self.apex in board:
             return []
         result = []
-        reserve = 15 - sum(1 for v in board.values() if v == me)
+        reserve = self.balls - sum(1 for v in board.values() if v == me)
         candidates = []  # (source, target, board after the ball moved)
         if reserve > 0:
-            for t in ALL_CELLS:
+            for t in self.cells:
                 if can_hold(board, t):
                     b2 = dict(board)
                     b2[t] = me
                     candidates.append((None, t, b2))
-        for s in ALL_CELLS:
+        for s in self.cells:
             if board.get(s) != me or not is_free(board, s):
                 continue
-            for t in ALL_CELLS:
+            for t in self.cells:
                 if t[0] <= s[0] or not can_hold(board, t) or s in supports(t):
                     continue
                 b2 = dict(board)
@@ -214,8 +231,10 @@ class Game:
 
 
 def check_file(path, max_nodes, no_memo, symmetric):
+    global SIZE
     name = os.path.basename(path)
-    _, rules, takeback = name[: -len(".perft")].split("-")
+    prefix, rules, takeback = name[: -len(".perft")].split("-")
+    SIZE = {"pylos": 4, "pylos3": 3}[prefix]
     game = Game(rules, takeback, symmetric)
     ok = True
     for line in open(path):
@@ -240,7 +259,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rules", default="standard", choices=["children", "standard", "mature"])
     ap.add_argument("--takeback", default="optional", choices=["optional", "compulsory"])
-    ap.add_argument("--position", default=START)
+    ap.add_argument("--board", type=int, default=4, choices=[4, 3], help="width of the base")
+    ap.add_argument("--position", default=None, help="default: the board's start position")
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--check", nargs="*")
     ap.add_argument("--max-nodes", type=int, default=10**12)
@@ -250,8 +270,10 @@ def main():
     if args.check:
         ok = all([check_file(p, args.max_nodes, args.no_memo, args.symmetric) for p in args.check])
         sys.exit(0 if ok else 1)
+    global SIZE
+    SIZE = args.board
     game = Game(args.rules, args.takeback, args.symmetric)
-    board, me = parse(args.position)
+    board, me = parse(args.position or STARTS[SIZE])
     for d in range(1, args.depth + 1):
         print(d, game.perft(board, me, d, None if args.no_memo else {}), flush=True)
 

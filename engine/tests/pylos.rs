@@ -5,7 +5,9 @@
 use std::collections::HashSet;
 use tabula_engine::perft::perft;
 use tabula_engine::pylos::rank::Indexer;
-use tabula_engine::pylos::{self, Cell, Color, Move, Position, Rules, Takeback, Variant, START};
+use tabula_engine::pylos::{
+    self, Board, Cell, Color, IllegalMove, Move, Position, Rules, Takeback, Variant, START, START3,
+};
 use tabula_engine::{Game, Keyed, Scored, Symmetric, D4};
 
 struct Rng(u64);
@@ -52,8 +54,9 @@ fn sample(rules: Rules, games: usize, seed: u64) -> Vec<Position> {
     out
 }
 
-fn rules_all() -> [Rules; 6] {
-    Rules::ALL
+/// Every rule set on both boards.
+fn rules_all() -> Vec<Rules> {
+    Board::ALL.into_iter().flat_map(Rules::all_on).collect()
 }
 
 #[test]
@@ -103,9 +106,13 @@ fn moves_are_distinct_and_counted_exactly() {
 
 #[test]
 fn compulsory_is_optional_minus_the_empty_take_back() {
-    for (v, variant) in [Variant::Standard, Variant::Mature].into_iter().enumerate() {
-        let opt = Rules::new(variant, Takeback::Optional);
-        let comp = Rules::new(variant, Takeback::Compulsory);
+    for (v, (variant, board)) in [Variant::Standard, Variant::Mature]
+        .into_iter()
+        .flat_map(|v| Board::ALL.map(|b| (v, b)))
+        .enumerate()
+    {
+        let opt = Rules::new(variant, Takeback::Optional).on(board);
+        let comp = Rules::new(variant, Takeback::Compulsory).on(board);
         for pos in sample(opt, 30, 100 + v as u64) {
             let a: HashSet<Move> = moves(&pos).into_iter().collect();
             let b: HashSet<Move> = moves(&pos.with_rules(comp)).into_iter().collect();
@@ -117,7 +124,7 @@ fn compulsory_is_optional_minus_the_empty_take_back() {
             }
             // Children rules: the same moves without take-backs.
             let c: HashSet<Move> =
-                moves(&pos.with_rules(Rules::new(Variant::Children, Takeback::Optional)))
+                moves(&pos.with_rules(Rules::new(Variant::Children, Takeback::Optional).on(board)))
                     .into_iter()
                     .collect();
             let bases: HashSet<Move> = a.iter().map(|m| m.with_taken(0)).collect();
@@ -144,9 +151,11 @@ fn perft_is_invariant_under_symmetry() {
 
 #[test]
 fn keys_are_exact_and_rank_round_trips() {
-    let indexer = Indexer::new();
+    let indexers = Board::ALL.map(Indexer::for_board);
+    // One map for both boards: keys never meet across boards or rules.
     let mut keys = std::collections::HashMap::new();
     for (i, rules) in rules_all().into_iter().enumerate() {
+        let indexer = &indexers[rules.board as usize];
         for pos in sample(rules, 10, 200 + i as u64) {
             if let Some(other) = keys.insert(pos.key(), pos) {
                 assert_eq!(other, pos);
@@ -159,7 +168,8 @@ fn keys_are_exact_and_rank_round_trips() {
 #[test]
 fn checker_rejects_exactly_the_illegal_moves() {
     let rules = Rules::new(Variant::Mature, Takeback::Compulsory);
-    for pos in sample(rules, 4, 7).into_iter().step_by(5) {
+    let small = sample(rules.on(Board::Three), 4, 8).into_iter().step_by(3);
+    for pos in sample(rules, 4, 7).into_iter().step_by(5).chain(small) {
         let legal: HashSet<Move> = moves(&pos).into_iter().collect();
         let own = pos.balls(pos.turn());
         let sources: Vec<Option<Cell>> = std::iter::once(None)
@@ -196,7 +206,7 @@ fn parse(text: &str, variant: Variant, takeback: Takeback) -> Position {
 
 #[test]
 fn start_position_and_public_counts() {
-    for rules in rules_all() {
+    for rules in Rules::ALL {
         let pos = Position::parse(START, rules).unwrap();
         assert_eq!(pos, Position::start(rules));
         let counts: Vec<u64> = (1..=5).map(|d| perft(&pos, d)).collect();
@@ -315,7 +325,14 @@ fn children_outcome(pos: &Position) -> (bool, i32) {
 
 #[test]
 fn children_bounds_hold_on_late_positions() {
-    let rules = Rules::new(Variant::Children, Takeback::Optional);
+    children_bounds(Board::Four, 21, 100);
+    children_bounds(Board::Three, 6, 200);
+}
+
+/// The bounds of `children_bounds_hold_on_late_positions` on `board`, on positions with at
+/// least `min_balls` balls (at least `min_checked` of them).
+fn children_bounds(board: Board, min_balls: u32, min_checked: usize) {
+    let rules = Rules::new(Variant::Children, Takeback::Optional).on(board);
     let mut decided = 0;
     let mut checked = 0;
     // Random play, plus games where black raises whenever he can, to open reserve leads.
@@ -335,7 +352,7 @@ fn children_bounds_hold_on_late_positions() {
         }
     }
     for pos in positions {
-        if pos.is_over() || pos.occupied().count_ones() < 21 {
+        if pos.is_over() || pos.occupied().count_ones() < min_balls {
             continue;
         }
         let (wins, len) = children_outcome(&pos);
@@ -369,7 +386,7 @@ fn children_bounds_hold_on_late_positions() {
             "{pos}: {black} inside the gap"
         );
     }
-    assert!(checked > 100, "{checked}");
+    assert!(checked > min_checked, "{checked}");
     assert!(
         decided >= 10,
         "{decided} of {checked} decided by the reserve race"
@@ -379,4 +396,54 @@ fn children_bounds_hold_on_late_positions() {
         Position::start(Rules::default()).max_remaining_plies(),
         None
     );
+}
+
+#[test]
+fn the_small_board_plays_on_its_fourteen_cells() {
+    let rules = Rules::default().on(Board::Three);
+    let start = Position::parse(START3, rules).unwrap();
+    assert_eq!(start, Position::start(rules));
+    // 9 placements, then 8, 7: no level-1 cell is landable before a square is filled.
+    assert_eq!(
+        (1..=3).map(|d| perft(&start, d)).collect::<Vec<_>>(),
+        [9, 72, 504]
+    );
+    assert_eq!(
+        start.parse_move("0d1"),
+        Err(pylos::MoveError::Illegal(IllegalMove::OffBoard(
+            "0d1".parse().unwrap()
+        )))
+    );
+    // The last ball goes on the apex 2a1 and wins; a full level 1 leaves no raise.
+    let pos = Position::parse("bwb/wbw/bwb|bw/wb|. w", rules).unwrap();
+    assert_eq!(pos.reserve(Color::White), 1);
+    let ms = moves(&pos);
+    assert_eq!(ms.len(), 1);
+    assert_eq!(ms[0].to(), Board::Three.apex_cell());
+    assert_eq!(ms[0].to().to_string(), "2a1");
+    let end = pos.play(ms[0]);
+    assert!(end.is_over());
+    assert_eq!(end.winner(), Some(Color::White));
+    // Black to move there instead has no ball and no raise: black has lost.
+    let stuck = Position::parse("bwb/wbw/bwb|bw/wb|. b", rules).unwrap();
+    assert!(stuck.is_over());
+    // Squares of level 1 and lines of 3 and of 2 under mature rules.
+    let text = "..b/..b/...|../..|. b";
+    let mature = Position::parse(
+        text,
+        Rules::new(Variant::Mature, Takeback::Optional).on(Board::Three),
+    )
+    .unwrap();
+    assert!(mature.parse_move("0c1x0c3").is_ok());
+    let standard = Position::parse(text, rules).unwrap();
+    assert!(standard.parse_move("0c1x0c3").is_err());
+    // A level-1 line of two: black completes 1a1-1b1 with 1b1.
+    let text = "bww/wbb/bbw|..w/b.|. b";
+    assert!(Position::parse(text, rules).is_err(), "bad shape");
+    let text = "bww/wbb/bbw|w./b.|. b";
+    let mature = Position::parse(text, mature.rules()).unwrap();
+    let ms: Vec<String> = moves(&mature).iter().map(|m| m.to_string()).collect();
+    assert!(ms.contains(&"1b1x1a1".to_string()), "{ms:?}");
+    let standard = mature.with_rules(rules);
+    assert!(!moves(&standard).iter().any(|m| m.taken() != 0));
 }

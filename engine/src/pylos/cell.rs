@@ -23,6 +23,23 @@ pub const ABOVE_LEVEL: [u32; 4] = [ALL & !0xFFFF, ALL & !0x1FF_FFFF, APEX, 0];
 /// A bit outside the board: a padding pattern containing it is never complete.
 pub const NEVER: u32 = 1 << 31;
 
+/// The cells of the 3×3 board ([`super::Board::Three`]): files a–c, ranks 1–3 of level 0,
+/// a–b, 1–2 of level 1 and a1 of level 2, its apex.
+pub const CELLS3: u32 = {
+    let mut m = 0u32;
+    let mut i = 0;
+    while i < NUM_CELLS {
+        let (level, file, rank) = coords_of(i);
+        if level < 3 && file < 3 - level && rank < 3 - level {
+            m |= 1 << i;
+        }
+        i += 1;
+    }
+    m
+};
+/// The apex of the 3×3 board (cell 2a1).
+pub const APEX3: u32 = 1 << 25;
+
 /// One cell of the pyramid.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct Cell(u8);
@@ -121,6 +138,58 @@ pub const LINES: [u32; 14] = {
     t
 };
 
+/// The 5 squares of the 3×3 board (levels 0 and 1): the support sets of its 5 upper cells.
+pub const SQUARES3: [u32; 5] = [
+    SUPPORTS[16],
+    SUPPORTS[17],
+    SUPPORTS[19],
+    SUPPORTS[20],
+    SUPPORTS[25],
+];
+
+/// The 10 lines of the `mature` rules on the 3×3 board: rows and columns of level 0 (3 cells)
+/// and of level 1 (2 cells).
+pub const LINES3: [u32; 10] = {
+    let mut t = [0u32; 10];
+    let mut k = 0;
+    let mut level = 0;
+    while level < 2 {
+        let n = 3 - level;
+        let mut a = 0;
+        while a < n {
+            let mut row = 0u32;
+            let mut col = 0u32;
+            let mut b = 0;
+            while b < n {
+                row |= 1 << index_of(level, b, a);
+                col |= 1 << index_of(level, a, b);
+                b += 1;
+            }
+            t[k] = row;
+            t[k + 1] = col;
+            k += 2;
+            a += 1;
+        }
+        level += 1;
+    }
+    t
+};
+
+/// Squares and lines of the 3×3 board together (its `mature` patterns).
+pub const SQUARES_AND_LINES3: [u32; 15] = {
+    let mut t = [0u32; 15];
+    let mut i = 0;
+    while i < 5 {
+        t[i] = SQUARES3[i];
+        i += 1;
+    }
+    while i < 15 {
+        t[i] = LINES3[i - 5];
+        i += 1;
+    }
+    t
+};
+
 /// Squares and lines together (the `mature` patterns).
 pub const SQUARES_AND_LINES: [u32; 28] = {
     let mut t = [0u32; 28];
@@ -171,27 +240,43 @@ pub const LINES_AT: [[u32; 2]; NUM_CELLS] = {
     t
 };
 
-/// `SYMMETRY[s][c]`: the image of cell `c` under `D4::ALL[s]`.
-pub const SYMMETRY: [[u8; NUM_CELLS]; 8] = {
+/// The images of the cells under the 8 symmetries of a pyramid with a base `width` wide; the
+/// cells outside it map to themselves.
+const fn symmetry_table(width: usize) -> [[u8; NUM_CELLS]; 8] {
     let mut t = [[0u8; NUM_CELLS]; 8];
     let mut s = 0;
     while s < 8 {
         let mut c = 0;
         while c < NUM_CELLS {
             let (level, file, rank) = coords_of(c);
-            let n = (4 - level) as u32;
-            let (f, r) = D4::ALL[s].map(file as u32, rank as u32, n);
-            t[s][c] = index_of(level, f as usize, r as usize) as u8;
+            t[s][c] = c as u8;
+            if level < width && file < width - level && rank < width - level {
+                let n = (width - level) as u32;
+                let (f, r) = D4::ALL[s].map(file as u32, rank as u32, n);
+                t[s][c] = index_of(level, f as usize, r as usize) as u8;
+            }
             c += 1;
         }
         s += 1;
     }
     t
-};
+}
 
-/// Maps a set of cells through a symmetry.
+/// `SYMMETRY[s][c]`: the image of cell `c` under `D4::ALL[s]`.
+pub const SYMMETRY: [[u8; NUM_CELLS]; 8] = symmetry_table(4);
+
+/// `SYMMETRY3[s][c]`: the image of cell `c` of the 3×3 board under `D4::ALL[s]` (about that
+/// board's centre; the other cells map to themselves).
+pub const SYMMETRY3: [[u8; NUM_CELLS]; 8] = symmetry_table(3);
+
+/// Maps a set of cells through a symmetry of the full board.
 pub fn transform_mask(mask: u32, sym: D4) -> u32 {
-    let table = &SYMMETRY[sym as usize];
+    transform_mask_with(&SYMMETRY[sym as usize], mask)
+}
+
+/// Maps a set of cells through one row of a symmetry table ([`SYMMETRY`], [`SYMMETRY3`]).
+#[inline]
+pub fn transform_mask_with(table: &[u8; NUM_CELLS], mask: u32) -> u32 {
     let mut out = 0;
     let mut m = mask;
     while m != 0 {
@@ -234,6 +319,8 @@ pub const fn covered(occ: u32) -> u32 {
 impl Cell {
     /// The apex.
     pub const APEX: Cell = Cell(29);
+    /// The apex of the 3×3 board (`2a1`).
+    pub const APEX3: Cell = Cell(25);
 
     /// The cell at `level` (0–3), `file` and `rank` (0-based, each below `4 - level`).
     pub const fn new(level: u8, file: u8, rank: u8) -> Option<Cell> {

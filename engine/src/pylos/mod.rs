@@ -2,7 +2,8 @@
 //! `children`, `standard` and `mature` rule sets and optional or compulsory take-backs.
 //!
 //! A [`Position`] is two 30-bit colour masks (see [`cell`] for the numbering), the side to move
-//! and the [`Rules`]. Moves are generated and counted by mask arithmetic on constant tables
+//! and the [`Rules`]. The rules include the [`Board`]: the full 4×4 pyramid, or the 3×3 one
+//! for tests (a sub-pyramid of the same numbering). Moves are generated and counted by mask arithmetic on constant tables
 //! (supports, resting cells, squares and lines per cell).
 //!
 //! Choices where the rules are silent:
@@ -24,8 +25,19 @@ pub mod setup;
 pub use cell::Cell;
 pub use mv::{IllegalMove, Move, MoveError, ParseMoveError};
 pub use position::{backed_up, child_threshold, decode, Color, Position, BALLS_PER_COLOR, WIN};
-pub use rules::{Rules, Takeback, Variant};
+pub use rules::{Board, Rules, Takeback, Variant};
 pub use setup::SetupError;
 
 /// The start position string.
 pub const START: &str = "..../..../..../....|.../.../...|../..|. b";
+
+/// The start position string of the 3×3 board ([`Board::Three`]).
+pub const START3: &str = ".../.../...|../..|. b";
+
+/// The start position string of a board.
+pub const fn start_string(board: Board) -> &'static str {
+    match board {
+        Board::Four => START,
+        Board::Three => START3,
+    }
+}

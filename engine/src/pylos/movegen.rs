@@ -1,5 +1,8 @@
 //! Move generation and bulk move counting by mask arithmetic.
 //!
+//! Both boards share the code: the 3×3 board is a sub-pyramid of the 30-cell numbering, so
+//! only its cells in play, its apex, its patterns and its ball count differ (from the rules).
+//!
 //! Placements go to every landable empty cell while the mover has a ball in reserve. Raises take
 //! a free own ball to a landable empty cell on a strictly higher level that does not rest on it
 //! (`targets = landable & ABOVE_LEVEL[level] & !RESTING[source]`): a free ball supports nothing,
@@ -12,7 +15,7 @@
 //! optional), `{a}` for `a` in `F`, `{a, b}` for two balls of `F`, and `{a, b}` where `a` in `F`
 //! is the only ball resting on the own ball `b` (free once `a` is gone).
 
-use super::cell::{self, ABOVE_LEVEL, ALL, APEX, LEVEL_START, RESTING, SUPPORTS};
+use super::cell::{self, ABOVE_LEVEL, LEVEL_START, RESTING, SUPPORTS};
 use super::mv::Move;
 use super::position::Position;
 use super::rules::Takeback;
@@ -103,14 +106,15 @@ fn push_takebacks(base: Move, own: u32, occ: u32, takeback: Takeback, moves: &mu
 /// Appends every legal move of `pos`.
 pub(crate) fn generate(pos: &Position, moves: &mut Vec<Move>) {
     let occ = pos.occupied();
-    if occ & APEX != 0 {
+    let board = pos.rules.board;
+    if occ & board.apex() != 0 {
         return;
     }
     let own = pos.own();
-    let landable = cell::supported(occ) & !occ & ALL;
+    let landable = cell::supported(occ) & !occ & board.cells();
     let completing = completing(pos, own, landable);
     let takeback = pos.rules.takeback;
-    if own.count_ones() < super::position::BALLS_PER_COLOR {
+    if own.count_ones() < board.balls() {
         let mut targets = landable;
         while targets != 0 {
             let t = targets.trailing_zeros() as usize;
@@ -146,15 +150,16 @@ pub(crate) fn generate(pos: &Position, moves: &mut Vec<Move>) {
 /// The number of legal moves of `pos`, without building them.
 pub(crate) fn count(pos: &Position) -> u64 {
     let occ = pos.occupied();
-    if occ & APEX != 0 {
+    let board = pos.rules.board;
+    if occ & board.apex() != 0 {
         return 0;
     }
     let own = pos.own();
-    let landable = cell::supported(occ) & !occ & ALL;
+    let landable = cell::supported(occ) & !occ & board.cells();
     let completing = completing(pos, own, landable);
     let takeback = pos.rules.takeback;
     let mut n = 0u64;
-    if own.count_ones() < super::position::BALLS_PER_COLOR {
+    if own.count_ones() < board.balls() {
         n += (landable & !completing).count_ones() as u64;
         let mut c = completing;
         while c != 0 {

@@ -179,6 +179,8 @@ impl FromStr for Move {
 pub enum IllegalMove {
     /// The game is over.
     GameOver,
+    /// A cell that is not on this board (the 3×3 board has 14 of the 30 cells).
+    OffBoard(Cell),
     /// Placement with an empty reserve.
     NoReserve,
     /// The source holds no ball of the mover.
@@ -205,6 +207,7 @@ impl fmt::Display for IllegalMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IllegalMove::GameOver => f.write_str("the game is over"),
+            IllegalMove::OffBoard(c) => write!(f, "{c} is not on the 3x3 board"),
             IllegalMove::NoReserve => f.write_str("no ball left in the reserve (raise instead)"),
             IllegalMove::NotOwnBall(c) => write!(f, "no ball of the side to move on {c}"),
             IllegalMove::NotFree(c) => write!(f, "the ball on {c} is not free"),
@@ -240,6 +243,12 @@ impl super::Position {
         }
         let own = self.balls(self.turn());
         let to = mv.to();
+        let board = self.board();
+        for c in mv.from().into_iter().chain([to]).chain(mv.taken_cells()) {
+            if !board.contains(c) {
+                return Err(IllegalMove::OffBoard(c));
+            }
+        }
         match mv.from() {
             None if self.reserve(self.turn()) == 0 => return Err(IllegalMove::NoReserve),
             None => {}

@@ -1,8 +1,9 @@
-//! A Pylos position: two 30-bit colour masks, the side to move and the rules in force.
+//! A Pylos position: two 30-bit colour masks, the side to move and the rules in force (the
+//! board among them).
 
-use super::cell::{self, Cell, ALL, APEX, LEVEL_MASK};
+use super::cell::{self, Cell, LEVEL_MASK};
 use super::mv::Move;
-use super::rules::{Rules, Variant};
+use super::rules::{Board, Rules, Variant};
 use crate::{Game, Keyed, Role, Scored, Symmetric, D4};
 
 /// The payoff of a won game, from black's point of view: black winning at distance k plies
@@ -45,7 +46,7 @@ pub fn decode(value: i32) -> Option<(Color, u32)> {
     }
 }
 
-/// Balls of each colour in the game.
+/// Balls of each colour on the full board ([`Board::balls`] for either board).
 pub const BALLS_PER_COLOR: u32 = 15;
 
 /// A player.
@@ -77,8 +78,8 @@ impl Color {
 
 /// A position together with the rules that apply to it.
 ///
-/// Invariants (kept by parsing and by [`Game::play`]): the masks are disjoint subsets of the 30
-/// cells, every ball rests on four balls, at most 15 balls of a colour.
+/// Invariants (kept by parsing and by [`Game::play`]): the masks are disjoint subsets of the
+/// board's cells, every ball rests on four balls, at most [`Board::balls`] balls of a colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     pub(crate) black: u32,
@@ -105,7 +106,7 @@ impl Position {
         turn: Color,
         rules: Rules,
     ) -> Result<Position, super::setup::SetupError> {
-        super::setup::validate(black, white)?;
+        super::setup::validate(black, white, rules.board)?;
         Ok(Position {
             black,
             white,
@@ -129,7 +130,7 @@ impl Position {
 
     /// The balls a colour still holds in reserve.
     pub const fn reserve(&self, color: Color) -> u32 {
-        BALLS_PER_COLOR - self.balls(color).count_ones()
+        self.rules.board.balls() - self.balls(color).count_ones()
     }
 
     /// The side to move.
@@ -170,20 +171,27 @@ impl Position {
     /// Empty cells that can hold a ball now.
     pub const fn landable(&self) -> u32 {
         let occ = self.occupied();
-        cell::supported(occ) & !occ & ALL
+        cell::supported(occ) & !occ & self.rules.board.cells()
+    }
+
+    /// The board.
+    pub const fn board(&self) -> Board {
+        self.rules.board
     }
 
     /// Under `children` rules, a bound on the raises left in the game (both sides together). A
     /// raise lands on an empty cell of level 1 or 2 (never the apex: while it can hold a ball,
     /// every other ball is covered or supports it). Level-2 cells are never emptied again, and a
     /// level-1 cell is emptied only by a raise to level 2, so at most `e2` raises go to level 2
-    /// and `e1 + e2` to level 1 (`eN`: empty cells on level N). `None` under rules with
+    /// and `e1 + e2` to level 1 (`eN`: empty cells on level N). On the 3×3 board level 2 is
+    /// its apex: raises go to level 1 only (`e2` counts no apex). `None` under rules with
     /// take-backs, where play can go on for ever.
     fn max_raises(&self) -> Option<i32> {
         if self.rules.variant != Variant::Children {
             return None;
         }
-        let empty = !self.occupied();
+        let board = self.rules.board;
+        let empty = !self.occupied() & board.cells() & !board.apex();
         let e1 = (empty & LEVEL_MASK[1]).count_ones();
         let e2 = (empty & LEVEL_MASK[2]).count_ones();
         Some((e1 + 2 * e2) as i32)
@@ -245,7 +253,7 @@ impl Position {
 
     /// True when the player to move has no legal move (apex taken, or no reserve and no raise).
     pub fn is_over(&self) -> bool {
-        if self.occupied() & APEX != 0 {
+        if self.occupied() & self.rules.board.apex() != 0 {
             return true;
         }
         if self.reserve(self.turn) > 0 {
@@ -307,23 +315,35 @@ impl Game for Position {
     }
 }
 
+/// The mark of a 3×3-board key: cell 0d1 (never on that board) set in both colour fields, which
+/// no position of either board has (the colours are disjoint), so keys of the two boards never
+/// meet and the full board's keys are those of the one-board engine.
+const THREE_MARK: u64 = 1 << 3 | 1 << (30 + 3);
+
 impl Keyed for Position {
-    /// Bits 0–29 black, 30–59 white, 60 white to move, 61–63 the rules code.
+    /// Bits 0–29 black, 30–59 white, 60 white to move, 61–63 the rules code (variant and
+    /// take-back); on the 3×3 board also the mark `THREE_MARK`.
     type Key = u64;
 
+    #[inline]
     fn key(&self) -> u64 {
-        self.black as u64
+        let key = self.black as u64
             | (self.white as u64) << 30
             | ((self.turn == Color::White) as u64) << 60
-            | (self.rules.code() as u64) << 61
+            | (self.rules.code() as u64) << 61;
+        match self.rules.board {
+            Board::Four => key,
+            Board::Three => key | THREE_MARK,
+        }
     }
 }
 
 impl Symmetric for Position {
     fn transformed(&self, sym: D4) -> Position {
+        let table = &self.rules.board.symmetry()[sym as usize];
         Position {
-            black: cell::transform_mask(self.black, sym),
-            white: cell::transform_mask(self.white, sym),
+            black: cell::transform_mask_with(table, self.black),
+            white: cell::transform_mask_with(table, self.white),
             ..*self
         }
     }
@@ -335,7 +355,8 @@ impl Scored for Position {
     /// A win for black at distance 0.
     const MAX_VALUE: i32 = WIN;
     /// A move lands a ball on one of 30 cells, from the reserve or one of 30 cells, and may
-    /// take back none, one or two of the mover's at most 15 balls (1 + 15 + 105 choices).
+    /// take back none, one or two of the mover's at most 15 balls (1 + 15 + 105 choices); the
+    /// 3×3 board (14 cells, 7 balls) stays far below.
     const MAX_MOVES: usize = 30 * 31 * 121;
 
     fn to_move(&self) -> Role {

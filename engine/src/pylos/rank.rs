@@ -5,19 +5,20 @@
 //! a pattern's index is a binary search); the colouring index of a pattern of `n` balls ranks
 //! the black subset first by its size `b` (with `b ≤ 15` and `n - b ≤ 15`), then by the
 //! combinatorial number system over the balls in cell order. The map is a bijection between
-//! positions (under one rule set) and `0..Indexer::count()`.
+//! positions (under one rule set) and `0..Indexer::count()`. The 15 becomes 7 on the 3×3 board
+//! ([`Indexer::for_board`]), whose patterns are those within its cells.
 
-use super::cell::{supported, ALL, LEVEL_MASK};
-use super::position::{Color, Position, BALLS_PER_COLOR};
-use super::rules::Rules;
+use super::cell::{supported, LEVEL_MASK};
+use super::position::{Color, Position};
+use super::rules::{Board, Rules};
 use crate::combinatorics::BINOMIAL;
 
-/// Colourings of `n` balls with at most 15 of each colour.
-const fn colourings(n: u32) -> u64 {
+/// Colourings of `n` balls with at most `max` of each colour.
+pub(crate) const fn colourings(n: u32, max: u32) -> u64 {
     let mut total = 0;
     let mut b = 0;
     while b <= n {
-        if b <= BALLS_PER_COLOR && n - b <= BALLS_PER_COLOR {
+        if b <= max && n - b <= max {
             total += BINOMIAL[n as usize][b as usize];
         }
         b += 1;
@@ -25,9 +26,30 @@ const fn colourings(n: u32) -> u64 {
     total
 }
 
+/// Every stable occupancy pattern of a board (every ball rests on four balls), sorted.
+pub fn stable_patterns(board: Board) -> Vec<u32> {
+    let cells = board.cells();
+    let mut patterns = Vec::new();
+    for l0 in subsets(cells & LEVEL_MASK[0]) {
+        let s1 = supported(l0) & LEVEL_MASK[1] & cells;
+        for l1 in subsets(s1) {
+            let s2 = supported(l0 | l1) & LEVEL_MASK[2] & cells;
+            for l2 in subsets(s2) {
+                let s3 = supported(l0 | l1 | l2) & LEVEL_MASK[3] & cells;
+                for l3 in subsets(s3) {
+                    patterns.push(l0 | l1 | l2 | l3);
+                }
+            }
+        }
+    }
+    patterns.sort_unstable();
+    patterns
+}
+
 /// The occupancy-pattern table behind [`Indexer::rank`] and [`Indexer::unrank`].
 #[derive(Clone, Debug)]
 pub struct Indexer {
+    board: Board,
     patterns: Vec<u32>,
     offsets: Vec<u64>,
     total: u64,
@@ -40,33 +62,31 @@ impl Default for Indexer {
 }
 
 impl Indexer {
-    /// Enumerates every stable occupancy pattern (a fraction of a second).
+    /// Enumerates every stable occupancy pattern of the full board (a fraction of a second).
     pub fn new() -> Indexer {
-        let mut patterns = Vec::new();
-        for l0 in 0..=0xFFFFu32 {
-            let s1 = supported(l0) & LEVEL_MASK[1];
-            for l1 in subsets(s1) {
-                let s2 = supported(l0 | l1) & LEVEL_MASK[2];
-                for l2 in subsets(s2) {
-                    let s3 = supported(l0 | l1 | l2) & LEVEL_MASK[3];
-                    for l3 in subsets(s3) {
-                        patterns.push(l0 | l1 | l2 | l3);
-                    }
-                }
-            }
-        }
-        patterns.sort_unstable();
+        Indexer::for_board(Board::Four)
+    }
+
+    /// Enumerates every stable occupancy pattern of `board`.
+    pub fn for_board(board: Board) -> Indexer {
+        let patterns = stable_patterns(board);
         let mut offsets = Vec::with_capacity(patterns.len());
         let mut total = 0u64;
         for &p in &patterns {
             offsets.push(total);
-            total += colourings(p.count_ones());
+            total += colourings(p.count_ones(), board.balls());
         }
         Indexer {
+            board,
             patterns,
             offsets,
             total: 2 * total,
         }
+    }
+
+    /// The board indexed.
+    pub fn board(&self) -> Board {
+        self.board
     }
 
     /// Number of stable occupancy patterns.
@@ -79,8 +99,9 @@ impl Indexer {
         self.total
     }
 
-    /// The index of a position (its rules are not part of it).
+    /// The index of a position of the indexer's board (its other rules are not part of it).
     pub fn rank(&self, pos: &Position) -> u64 {
+        let max = self.board.balls();
         let occ = pos.occupied();
         let k = self
             .patterns
@@ -91,7 +112,7 @@ impl Indexer {
         let b = black.count_ones();
         let mut index = 0u64;
         for smaller in 0..b {
-            if n - smaller <= BALLS_PER_COLOR {
+            if n - smaller <= max {
                 index += BINOMIAL[n as usize][smaller as usize];
             }
         }
@@ -111,11 +132,14 @@ impl Indexer {
         2 * (self.offsets[k] + index) + (pos.turn() == Color::White) as u64
     }
 
-    /// The position with this index under `rules`, `None` when out of range.
+    /// The position with this index under `rules` (on the indexer's board, whatever
+    /// `rules.board` says), `None` when out of range.
     pub fn unrank(&self, index: u64, rules: Rules) -> Option<Position> {
         if index >= self.total {
             return None;
         }
+        let rules = rules.on(self.board);
+        let max = self.board.balls();
         let turn = if index & 1 == 1 {
             Color::White
         } else {
@@ -128,7 +152,7 @@ impl Indexer {
         let mut index = rest - self.offsets[k];
         let mut b = 0;
         loop {
-            if n - b <= BALLS_PER_COLOR && b <= BALLS_PER_COLOR {
+            if n - b <= max && b <= max {
                 let size = BINOMIAL[n as usize][b as usize];
                 if index < size {
                     break;
@@ -150,12 +174,12 @@ impl Indexer {
                 chosen -= 1;
             }
         }
-        let white = occ & !black & ALL;
+        let white = occ & !black;
         Position::from_masks(black, white, turn, rules).ok()
     }
 }
 
-fn subsets(mask: u32) -> impl Iterator<Item = u32> {
+pub(crate) fn subsets(mask: u32) -> impl Iterator<Item = u32> {
     // Every subset of `mask`, 0 first.
     let mut next = Some(0u32);
     std::iter::from_fn(move || {
@@ -172,7 +196,40 @@ fn subsets(mask: u32) -> impl Iterator<Item = u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pylos::cell::{ALL, CELLS3};
     use crate::Game;
+
+    #[test]
+    fn the_small_board_indexes_every_position_once() {
+        let indexer = Indexer::for_board(Board::Three);
+        assert_eq!(*indexer.patterns.last().unwrap(), CELLS3);
+        let rules = Rules::default().on(Board::Three);
+        for i in 0..indexer.count() {
+            let pos = indexer.unrank(i, rules).expect("in range");
+            assert_eq!(pos.board(), Board::Three);
+            assert_eq!(indexer.rank(&pos), i);
+        }
+        assert_eq!(indexer.unrank(indexer.count(), rules), None);
+        // Brute force: every pair of disjoint masks on the 14 cells with at most 7 balls a
+        // colour whose balls all rest on four balls, times two sides to move.
+        let cells: Vec<u32> = (0..30).filter(|c| CELLS3 & 1 << c != 0).collect();
+        let mut legal = 0u64;
+        for code in 0..3u32.pow(14) {
+            let (mut black, mut white, mut x) = (0u32, 0u32, code);
+            for &c in &cells {
+                match x % 3 {
+                    1 => black |= 1 << c,
+                    2 => white |= 1 << c,
+                    _ => {}
+                }
+                x /= 3;
+            }
+            if Position::from_masks(black, white, Color::Black, rules).is_ok() {
+                legal += 2;
+            }
+        }
+        assert_eq!(indexer.count(), legal);
+    }
 
     #[test]
     fn rank_and_unrank_are_inverse_on_game_positions() {

@@ -1,4 +1,5 @@
-//! Rule options: which patterns allow a take-back, and whether taking back is optional.
+//! Rule options: the board, which patterns allow a take-back, and whether taking back is
+//! optional.
 
 use std::fmt;
 use std::str::FromStr;
@@ -25,6 +26,127 @@ pub enum Takeback {
     Compulsory,
 }
 
+/// The size of the pyramid.
+///
+/// The 3×3 pyramid (levels 3×3, 2×2 and the apex; 7 balls each) is the sub-pyramid of the
+/// 30-cell numbering at files a–c, ranks 1–3 of level 0, a–b, 1–2 of level 1 and a1 of level 2
+/// (its apex), so one mask arithmetic serves both boards and only the tables of
+/// [`Board::cells`], [`Board::apex`], the patterns and the symmetries differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Board {
+    /// The game's board: a 4×4 base, 30 cells, 15 balls each.
+    #[default]
+    Four,
+    /// The small board for tests: a 3×3 base, 14 cells, 7 balls each.
+    Three,
+}
+
+impl Board {
+    /// Both boards, the full one first.
+    pub const ALL: [Board; 2] = [Board::Four, Board::Three];
+
+    /// The width of the base (4 or 3).
+    pub const fn size(self) -> u8 {
+        match self {
+            Board::Four => 4,
+            Board::Three => 3,
+        }
+    }
+
+    /// The number of levels (the width of the base: the apex is the last).
+    pub const fn levels(self) -> u8 {
+        self.size()
+    }
+
+    /// The cells in play, as a mask of the 30-cell numbering.
+    #[inline]
+    pub const fn cells(self) -> u32 {
+        match self {
+            Board::Four => super::cell::ALL,
+            Board::Three => super::cell::CELLS3,
+        }
+    }
+
+    /// The apex, as a one-cell mask.
+    #[inline]
+    pub const fn apex(self) -> u32 {
+        match self {
+            Board::Four => super::cell::APEX,
+            Board::Three => super::cell::APEX3,
+        }
+    }
+
+    /// The apex cell (`3a1` on the full board, `2a1` on the 3×3 board).
+    pub const fn apex_cell(self) -> super::cell::Cell {
+        match self {
+            Board::Four => super::cell::Cell::APEX,
+            Board::Three => super::cell::Cell::APEX3,
+        }
+    }
+
+    /// Balls of each colour (15 or 7: together they fill the pyramid).
+    #[inline]
+    pub const fn balls(self) -> u32 {
+        match self {
+            Board::Four => 15,
+            Board::Three => 7,
+        }
+    }
+
+    /// The cell at `level`, `file`, `rank` when it is on this board.
+    pub const fn cell(self, level: u8, file: u8, rank: u8) -> Option<super::cell::Cell> {
+        let n = self.size();
+        if level >= n || file >= n - level || rank >= n - level {
+            return None;
+        }
+        super::cell::Cell::new(level, file, rank)
+    }
+
+    /// Whether a cell is on this board.
+    pub const fn contains(self, cell: super::cell::Cell) -> bool {
+        self.cells() & cell.bit() != 0
+    }
+
+    /// The 2×2 squares (levels 0–2 on the full board, 0–1 on the 3×3 board).
+    pub const fn squares(self) -> &'static [u32] {
+        match self {
+            Board::Four => &super::cell::SQUARES,
+            Board::Three => &super::cell::SQUARES3,
+        }
+    }
+
+    /// `SYMMETRY[s][c]`: the image of cell `c` under `D4::ALL[s]` on this board (the two
+    /// boards' centres differ).
+    #[inline]
+    pub const fn symmetry(self) -> &'static [[u8; super::cell::NUM_CELLS]; 8] {
+        match self {
+            Board::Four => &super::cell::SYMMETRY,
+            Board::Three => &super::cell::SYMMETRY3,
+        }
+    }
+}
+
+impl fmt::Display for Board {
+    /// `4` or `3`, the width of the base.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.size())
+    }
+}
+
+impl FromStr for Board {
+    type Err = ParseRulesError;
+
+    fn from_str(s: &str) -> Result<Board, ParseRulesError> {
+        match s {
+            "4" => Ok(Board::Four),
+            "3" => Ok(Board::Three),
+            _ => Err(ParseRulesError::UnknownBoard {
+                text: s.to_string(),
+            }),
+        }
+    }
+}
+
 /// The rule options that apply to a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Rules {
@@ -32,10 +154,12 @@ pub struct Rules {
     pub variant: Variant,
     /// Whether taking back is optional.
     pub takeback: Takeback,
+    /// The pyramid's size.
+    pub board: Board,
 }
 
 impl Rules {
-    /// Every combination of options, `children` first.
+    /// Every combination of options on the full board, `children` first.
     pub const ALL: [Rules; 6] = [
         Rules::new(Variant::Children, Takeback::Optional),
         Rules::new(Variant::Children, Takeback::Compulsory),
@@ -45,22 +169,46 @@ impl Rules {
         Rules::new(Variant::Mature, Takeback::Compulsory),
     ];
 
-    /// Rules from their two options.
+    /// Rules from their two options, on the full board.
     pub const fn new(variant: Variant, takeback: Takeback) -> Rules {
-        Rules { variant, takeback }
+        Rules {
+            variant,
+            takeback,
+            board: Board::Four,
+        }
     }
 
-    /// A number in 0..6, distinct for each combination.
+    /// The same options on another board.
+    pub const fn on(self, board: Board) -> Rules {
+        Rules { board, ..self }
+    }
+
+    /// Every combination of the take-back options on `board`, `children` first.
+    pub const fn all_on(board: Board) -> [Rules; 6] {
+        let mut t = Rules::ALL;
+        let mut i = 0;
+        while i < 6 {
+            t[i] = t[i].on(board);
+            i += 1;
+        }
+        t
+    }
+
+    /// A number in 0..6, distinct for each combination of variant and take-back (the board is
+    /// not part of it).
     pub const fn code(self) -> u8 {
         (self.variant as u8) * 2 + self.takeback as u8
     }
 
     /// The patterns whose completion allows a take-back.
+    #[inline]
     pub fn patterns(self) -> &'static [u32] {
-        match self.variant {
-            Variant::Children => &[],
-            Variant::Standard => &super::cell::SQUARES,
-            Variant::Mature => &super::cell::SQUARES_AND_LINES,
+        match (self.board, self.variant) {
+            (_, Variant::Children) => &[],
+            (Board::Four, Variant::Standard) => &super::cell::SQUARES,
+            (Board::Four, Variant::Mature) => &super::cell::SQUARES_AND_LINES,
+            (Board::Three, Variant::Standard) => &super::cell::SQUARES3,
+            (Board::Three, Variant::Mature) => &super::cell::SQUARES_AND_LINES3,
         }
     }
 }
@@ -73,6 +221,8 @@ pub enum ParseRulesError {
     UnknownVariant { text: String },
     /// Not `optional` or `compulsory`.
     UnknownTakeback { text: String },
+    /// Not `4` or `3`.
+    UnknownBoard { text: String },
 }
 
 impl fmt::Display for ParseRulesError {
@@ -86,6 +236,9 @@ impl fmt::Display for ParseRulesError {
                 f,
                 "unknown take-back option '{text}' (expected optional or compulsory)"
             ),
+            ParseRulesError::UnknownBoard { text } => {
+                write!(f, "unknown board '{text}' (expected 4 or 3)")
+            }
         }
     }
 }
@@ -141,8 +294,13 @@ impl fmt::Display for Takeback {
 }
 
 impl fmt::Display for Rules {
+    /// `standard optional`; on the 3×3 board `standard optional board 3`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.variant, self.takeback)
+        write!(f, "{} {}", self.variant, self.takeback)?;
+        if self.board != Board::Four {
+            write!(f, " board {}", self.board)?;
+        }
+        Ok(())
     }
 }
 

@@ -4,10 +4,13 @@
 //! highest rank down to rank 1 separated by `/`, each row its cells from file a onwards: `b`
 //! black, `w` white, `.` empty; then one space and the side to move, `b` or `w`. Reserves are 15
 //! minus the balls on the board. Start: `..../..../..../....|.../.../...|../..|. b`.
+//!
+//! On the 3×3 board ([`Board::Three`]) the same with its three levels and 7 balls each; start
+//! `.../.../...|../..|. b`.
 
 use super::cell::{Cell, SUPPORTS};
-use super::position::{Color, Position, BALLS_PER_COLOR};
-use super::rules::Rules;
+use super::position::{Color, Position};
+use super::rules::{Board, Rules};
 use std::fmt;
 
 /// Why a position string or a pair of masks is not a position.
@@ -17,19 +20,30 @@ pub enum SetupError {
     MissingSide,
     /// The side to move is not `b` or `w`.
     BadSide(String),
-    /// Not four levels separated by `|`.
-    LevelCount(usize),
+    /// Not as many levels separated by `|` as the board has.
+    LevelCount { expected: u8, found: usize },
+    /// A well-formed position string of the other board.
+    OtherBoard { found: Board, expected: Board },
     /// A level has the wrong number of rows.
-    RowCount { level: u8, found: usize },
+    RowCount {
+        level: u8,
+        expected: u8,
+        found: usize,
+    },
     /// A row has the wrong number of cells.
-    RowLength { level: u8, row: usize, found: usize },
+    RowLength {
+        level: u8,
+        row: usize,
+        expected: u8,
+        found: usize,
+    },
     /// A character other than `b`, `w`, `.`.
     BadChar(char),
     /// A ball whose four supports are not all filled.
     Unsupported(Cell),
-    /// More than 15 balls of one colour.
-    TooMany { color: Color, count: u32 },
-    /// A cell holding both colours, or a bit outside the 30 cells (mask input only).
+    /// More balls of one colour than the board has (15, or 7 on the 3×3 board).
+    TooMany { color: Color, count: u32, max: u32 },
+    /// A cell holding both colours, or a bit outside the board's cells (mask input only).
     BadMask,
     /// The apex holds a ball of the side to move: whoever places the apex ends the game, so
     /// the other side is to move (and has lost).
@@ -43,27 +57,39 @@ impl fmt::Display for SetupError {
                 f.write_str("expected the board, one space and the side to move (b or w)")
             }
             SetupError::BadSide(s) => write!(f, "side to move must be b or w, not '{s}'"),
-            SetupError::LevelCount(n) => {
-                write!(f, "expected 4 levels separated by '|', found {n}")
+            SetupError::LevelCount { expected, found } => {
+                write!(f, "expected {expected} levels separated by '|', found {found}")
             }
-            SetupError::RowCount { level, found } => write!(
+            SetupError::OtherBoard { found, expected } => write!(
                 f,
-                "level {level} must have {} rows separated by '/', found {found}",
-                4 - level
+                "a position of the {found}x{found} board, but the board is {expected}x{expected} \
+                 (board option {found})"
             ),
-            SetupError::RowLength { level, row, found } => write!(
+            SetupError::RowCount {
+                level,
+                expected,
+                found,
+            } => write!(
                 f,
-                "level {level}, row {} from the top must have {} cells, found {found}",
+                "level {level} must have {expected} rows separated by '/', found {found}"
+            ),
+            SetupError::RowLength {
+                level,
+                row,
+                expected,
+                found,
+            } => write!(
+                f,
+                "level {level}, row {} from the top must have {expected} cells, found {found}",
                 row + 1,
-                4 - level
             ),
             SetupError::BadChar(c) => write!(f, "bad character '{c}' (expected b, w or .)"),
             SetupError::Unsupported(c) => {
                 write!(f, "the ball on {c} does not rest on four balls")
             }
-            SetupError::TooMany { color, count } => write!(
+            SetupError::TooMany { color, count, max } => write!(
                 f,
-                "{count} {} balls on the board (at most {BALLS_PER_COLOR})",
+                "{count} {} balls on the board (at most {max})",
                 match color {
                     Color::Black => "black",
                     Color::White => "white",
@@ -80,8 +106,8 @@ impl fmt::Display for SetupError {
 impl std::error::Error for SetupError {}
 
 /// Checks the position invariants on two colour masks.
-pub(crate) fn validate(black: u32, white: u32) -> Result<(), SetupError> {
-    if black & white != 0 || (black | white) & !super::cell::ALL != 0 {
+pub(crate) fn validate(black: u32, white: u32, board: Board) -> Result<(), SetupError> {
+    if black & white != 0 || (black | white) & !board.cells() != 0 {
         return Err(SetupError::BadMask);
     }
     let occ = black | white;
@@ -91,18 +117,30 @@ pub(crate) fn validate(black: u32, white: u32) -> Result<(), SetupError> {
         }
     }
     for (color, mask) in [(Color::Black, black), (Color::White, white)] {
-        if mask.count_ones() > BALLS_PER_COLOR {
+        if mask.count_ones() > board.balls() {
             return Err(SetupError::TooMany {
                 color,
                 count: mask.count_ones(),
+                max: board.balls(),
             });
         }
     }
     Ok(())
 }
 
+/// Whether the levels of a position string have the shape of `board`'s (row counts and
+/// lengths; the characters are not checked).
+fn shape_fits(levels: &[&str], board: Board) -> bool {
+    levels.len() == board.levels() as usize
+        && levels.iter().enumerate().all(|(level, text)| {
+            let n = board.size() as usize - level;
+            let rows: Vec<&str> = text.split('/').collect();
+            rows.len() == n && rows.iter().all(|r| r.chars().count() == n)
+        })
+}
+
 impl Position {
-    /// Reads a position string under the given rules.
+    /// Reads a position string under the given rules (on their board).
     pub fn parse(text: &str, rules: Rules) -> Result<Position, SetupError> {
         let text = text.trim();
         let (board, side) = text.split_once(' ').ok_or(SetupError::MissingSide)?;
@@ -112,16 +150,29 @@ impl Position {
             other => return Err(SetupError::BadSide(other.to_string())),
         };
         let levels: Vec<&str> = board.split('|').collect();
-        if levels.len() != 4 {
-            return Err(SetupError::LevelCount(levels.len()));
+        let board = rules.board;
+        if levels.len() != board.levels() as usize {
+            for other in Board::ALL {
+                if other != board && shape_fits(&levels, other) {
+                    return Err(SetupError::OtherBoard {
+                        found: other,
+                        expected: board,
+                    });
+                }
+            }
+            return Err(SetupError::LevelCount {
+                expected: board.levels(),
+                found: levels.len(),
+            });
         }
         let (mut black, mut white) = (0u32, 0u32);
         for (level, text) in levels.iter().enumerate() {
-            let n = 4 - level;
+            let n = (board.size() as usize) - level;
             let rows: Vec<&str> = text.split('/').collect();
             if rows.len() != n {
                 return Err(SetupError::RowCount {
                     level: level as u8,
+                    expected: n as u8,
                     found: rows.len(),
                 });
             }
@@ -134,6 +185,7 @@ impl Position {
                     return Err(SetupError::RowLength {
                         level: level as u8,
                         row,
+                        expected: n as u8,
                         found: count,
                     });
                 }
@@ -148,8 +200,8 @@ impl Position {
                 }
             }
         }
-        validate(black, white)?;
-        let apex = super::cell::APEX;
+        validate(black, white, board)?;
+        let apex = board.apex();
         let mover = match turn {
             Color::Black => black,
             Color::White => white,
@@ -165,12 +217,13 @@ impl Position {
         })
     }
 
-    /// An ASCII picture of the four levels side by side, each with its own rank numbers
-    /// (highest rank on top) and files.
+    /// An ASCII picture of the levels side by side, each with its own rank numbers (highest
+    /// rank on top) and files.
     pub fn diagram(&self) -> String {
-        let mut lines = vec![String::new(); 6];
-        for level in 0..4u8 {
-            let n = 4 - level;
+        let size = self.rules.board.size();
+        let mut lines = vec![String::new(); size as usize + 2];
+        for level in 0..size {
+            let n = size - level;
             let width = (2 * n as usize + 1).max(7) + 3;
             let mut block = vec![format!("level {level}")];
             for rank in (0..n).rev() {
@@ -190,7 +243,7 @@ impl Position {
             block.push(format!("  {}", files.join(" ")));
             // The file row goes on the last line; empty rows pad the shorter levels.
             let files_row = block.pop().unwrap_or_default();
-            while block.len() < 5 {
+            while block.len() < size as usize + 1 {
                 block.push(String::new());
             }
             block.push(files_row);
@@ -209,11 +262,12 @@ impl Position {
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for level in 0..4u8 {
+        let size = self.rules.board.size();
+        for level in 0..size {
             if level > 0 {
                 f.write_str("|")?;
             }
-            let n = 4 - level;
+            let n = size - level;
             for rank in (0..n).rev() {
                 if rank + 1 < n {
                     f.write_str("/")?;
@@ -275,11 +329,25 @@ mod tests {
             ),
             (
                 "..../..../..../....|.../.../...|../.. b",
-                SetupError::LevelCount(3),
+                SetupError::LevelCount {
+                    expected: 4,
+                    found: 3,
+                },
+            ),
+            (
+                ".../.../...|../..|. b",
+                SetupError::OtherBoard {
+                    found: Board::Three,
+                    expected: Board::Four,
+                },
             ),
             (
                 "..../..../....|.../.../...|../..|. b",
-                SetupError::RowCount { level: 0, found: 3 },
+                SetupError::RowCount {
+                    level: 0,
+                    expected: 4,
+                    found: 3,
+                },
             ),
             (
                 "bwbw/wbwb/bwbw/wbwb|bwb/wbw/bwb|ww/bw|b b",
@@ -290,6 +358,7 @@ mod tests {
                 SetupError::RowLength {
                     level: 0,
                     row: 3,
+                    expected: 4,
                     found: 3,
                 },
             ),
@@ -306,6 +375,7 @@ mod tests {
                 SetupError::TooMany {
                     color: Color::Black,
                     count: 16,
+                    max: 15,
                 },
             ),
         ];
@@ -317,5 +387,63 @@ mod tests {
             );
             assert!(!err.to_string().is_empty());
         }
+    }
+
+    #[test]
+    fn three_board_strings() {
+        let rules = Rules::default().on(Board::Three);
+        let start = Position::parse(".../.../...|../..|. b", rules).unwrap();
+        assert_eq!(start, Position::start(rules));
+        assert_eq!(start.to_string(), ".../.../...|../..|. b");
+        assert_eq!(start.reserve(Color::Black), 7);
+        let pos = Position::parse("b../www/b.w|w./..|. b", rules).unwrap_err();
+        assert_eq!(pos, SetupError::Unsupported("1a2".parse().unwrap()));
+        let pos = Position::parse("bb./wwb/bww|w./..|. b", rules).unwrap();
+        assert_eq!(pos.at("0a3".parse().unwrap()), Some(Color::Black));
+        assert_eq!(pos.at("0c1".parse().unwrap()), Some(Color::White));
+        assert_eq!(pos.at("1a2".parse().unwrap()), Some(Color::White));
+        assert_eq!(pos.reserve(Color::Black), 3);
+        assert_eq!(pos.reserve(Color::White), 2);
+        assert_eq!(pos.to_string(), "bb./wwb/bww|w./..|. b");
+        assert_eq!(pos.diagram().lines().count(), 5);
+        let cases: &[(&str, SetupError)] = &[
+            (
+                "..../..../..../....|.../.../...|../..|. b",
+                SetupError::OtherBoard {
+                    found: Board::Four,
+                    expected: Board::Three,
+                },
+            ),
+            (
+                ".../.../...|../.. b",
+                SetupError::LevelCount {
+                    expected: 3,
+                    found: 2,
+                },
+            ),
+            (
+                "bbb/bbb/bb.|../..|. b",
+                SetupError::TooMany {
+                    color: Color::Black,
+                    count: 8,
+                    max: 7,
+                },
+            ),
+            ("bwb/wbw/bwb|bw/wb|w w", SetupError::ApexOfMover),
+        ];
+        for (text, err) in cases {
+            assert_eq!(Position::parse(text, rules).as_ref(), Err(err), "{text}");
+        }
+        assert!(SetupError::OtherBoard {
+            found: Board::Four,
+            expected: Board::Three
+        }
+        .to_string()
+        .contains("4x4 board, but the board is 3x3"));
+        // Masks off the small board are refused.
+        assert_eq!(
+            Position::from_masks(1 << 3, 0, Color::White, rules),
+            Err(SetupError::BadMask)
+        );
     }
 }

@@ -4,7 +4,7 @@
 use super::{Backup, Keying, SolvePolicy, TestShortcuts};
 use crate::eval::Evaluate;
 use std::cmp::Ordering;
-use tabula_engine::pylos::{self, Color, Position, Variant, WIN};
+use tabula_engine::pylos::{self, Board, Color, Position, Variant, WIN};
 use tabula_engine::{Role, Scored, Symmetric};
 
 /// No test shortcuts.
@@ -48,11 +48,12 @@ impl Keying for Position {
     }
 }
 
-/// The fewest balls on the board from which a search without a time or node limit is
+/// The fewest balls on the full board from which a search without a time or node limit is
 /// attempted. From the start (0 balls) or close to it no rule set is solved by search: under
 /// `children` rules the 16-ball positions of the snapshot take about 2 M nodes and each ball
 /// fewer multiplies that several times; under `standard` and `mature` rules the deepening never
-/// proves a result near the start.
+/// proves a result near the start. The 3×3 board has no such limit: its whole tree is small
+/// (every rule set is solved from its start, see `solver/tests/pylos_solver.rs`).
 pub const MIN_UNBOUNDED_BALLS: u32 = 12;
 
 impl SolvePolicy for Position {
@@ -78,7 +79,7 @@ impl SolvePolicy for Position {
 
     fn out_of_reach(&self) -> Option<String> {
         let balls = self.occupied().count_ones();
-        (balls < MIN_UNBOUNDED_BALLS).then(|| {
+        (self.board() == Board::Four && balls < MIN_UNBOUNDED_BALLS).then(|| {
             format!(
                 "{balls} balls on the board: a search without a limit from fewer than \
                  {MIN_UNBOUNDED_BALLS} does not finish in any reasonable time; bound it with \
@@ -124,7 +125,54 @@ pub fn verdict(pos: &Position, value: i32, exact: bool) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tabula_engine::pylos::Rules;
+    use crate::{AtomicTable, SearchOptions, Searcher};
+    use std::collections::HashMap;
+    use tabula_engine::pylos::{Rules, Takeback};
+    use tabula_engine::{Game, Keyed};
+
+    /// Black's payoff with distances by plain memoised minimax (children's rules: acyclic).
+    fn minimax(pos: &Position, memo: &mut HashMap<u64, i32>) -> i32 {
+        if let Some(v) = pos.terminal_value() {
+            return v;
+        }
+        if let Some(&v) = memo.get(&pos.key()) {
+            return v;
+        }
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        let values = moves
+            .iter()
+            .map(|&m| pylos::backed_up(minimax(&pos.play(m), memo)));
+        let v = match pos.to_move() {
+            Role::Max => values.max(),
+            Role::Min => values.min(),
+        }
+        .expect("a position that is not over has a move");
+        memo.insert(pos.key(), v);
+        v
+    }
+
+    #[test]
+    fn the_small_board_is_solved_from_its_start() {
+        let rules = Rules::new(Variant::Children, Takeback::Optional).on(Board::Three);
+        let start = Position::start(rules);
+        assert_eq!(start.out_of_reach(), None);
+        let expected = minimax(&start, &mut HashMap::new());
+        let table = AtomicTable::with_megabytes(8);
+        let options = SearchOptions {
+            threads: 1,
+            symmetry: true,
+            ..SearchOptions::default()
+        };
+        let report = Searcher::new(&table, options)
+            .solve(&start)
+            .expect("no limits");
+        assert!(report.exact);
+        assert_eq!(report.value, expected);
+        assert!(pylos::decode(expected).is_some(), "children's Pylos ends");
+        // The full board's start stays out of reach.
+        assert!(Position::start(Rules::default()).out_of_reach().is_some());
+    }
 
     #[test]
     fn verdicts_are_for_the_side_to_move_and_only_when_exact() {
