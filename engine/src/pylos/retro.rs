@@ -17,15 +17,17 @@
 //!
 //! **Un-moves.** [`Retrograde::parents`] reverses a move of the player who just moved: it puts
 //! back 0, 1 or 2 taken-back balls (which may include the ball just moved), lifts the moved
-//! ball off its target, and either returns it to the reserve or puts it on a lower source. Every
-//! candidate predecessor is kept only when the forward generator has that very move there, so
-//! the un-moves are exactly the moves reversed.
+//! ball off its target, and either returns it to the reserve or puts it on a lower source. A
+//! candidate with a take-back is kept only when the forward generator has that very move there;
+//! one without is checked directly (a free source, an empty apex, and no completed pattern
+//! under compulsory take-backs), which is the common case and several times cheaper. The tests
+//! check both against the generator: the un-moves are exactly the moves reversed.
 
 use super::cell::{self, covered, SUPPORTS};
 use super::mv::Move;
 use super::position::{Color, Position};
 use super::rank::{colourings, stable_patterns};
-use super::rules::{Board, Rules};
+use super::rules::{Board, Rules, Takeback};
 use crate::combinatorics::BINOMIAL;
 use crate::retro::{Outcome, Retrograde};
 use crate::Game;
@@ -209,6 +211,44 @@ impl PylosSpace {
     }
 }
 
+impl PylosSpace {
+    /// Whether a move to `t` that took nothing back can have led to a position where the
+    /// mover has `own` and the board holds `occ`: the game was not over before it (the apex
+    /// was empty: a ball on it is never moved), and the move either completed no pattern or
+    /// the take-back is optional. The rest holds by construction in
+    /// [`Retrograde::parents`]: the target was landable (its supports are still there), a
+    /// placement's mover had a ball in reserve (one fewer on the board), and the predecessor
+    /// is a position (the moved ball was free, a raise's source rests on filled cells); a
+    /// raise's source must still be checked free.
+    #[inline]
+    fn plain_unmove_allowed(&self, own: u32, t: u32, occ: u32) -> bool {
+        if occ & !t & self.rules.board.apex() != 0 {
+            return false;
+        }
+        self.rules.takeback == Takeback::Optional
+            || !self
+                .rules
+                .patterns()
+                .iter()
+                .any(|&p| p & t != 0 && p & !own == 0)
+    }
+}
+
+/// `pos` with `own` as `mover`'s balls and `opp` as the other's, `mover` to move.
+#[inline]
+fn with_balls(pos: &Position, mover: Color, own: u32, opp: u32) -> Position {
+    let (black, white) = match mover {
+        Color::Black => (own, opp),
+        Color::White => (opp, own),
+    };
+    Position {
+        black,
+        white,
+        turn: mover,
+        rules: pos.rules,
+    }
+}
+
 impl Retrograde for PylosSpace {
     type Position = Position;
 
@@ -307,10 +347,19 @@ impl Retrograde for PylosSpace {
                 }
                 let own2 = own1 & !t_bit;
                 let occ2 = occ1 & !t_bit;
+                // Without a take-back the move's legality is plain (see `plain_unmove`).
+                let plain = taken == 0 && self.plain_unmove_allowed(own1, t_bit, occ);
+                if taken == 0 && !plain {
+                    continue;
+                }
                 // From the reserve.
-                let mv = Move::from_parts(None, t, taken);
-                if let Some(q) = self.predecessor(mover, own2, opp, mv, pos) {
-                    out.push(self.rank(&q));
+                if plain {
+                    out.push(self.rank(&with_balls(pos, mover, own2, opp)));
+                } else {
+                    let mv = Move::from_parts(None, t, taken);
+                    if let Some(q) = self.predecessor(mover, own2, opp, mv, pos) {
+                        out.push(self.rank(&q));
+                    }
                 }
                 // A raise from a lower empty cell that is not one of the target's supports.
                 let t_level = cell::Cell::from_index(t).expect("a cell").level();
@@ -322,6 +371,13 @@ impl Retrograde for PylosSpace {
                         continue;
                     }
                     let own3 = own2 | 1 << s;
+                    if plain {
+                        // The raised ball was free: nothing rested on its source.
+                        if cell::RESTING[s] & (occ2 | 1 << s) == 0 {
+                            out.push(self.rank(&with_balls(pos, mover, own3, opp)));
+                        }
+                        continue;
+                    }
                     let mv = Move::from_parts(Some(s), t, taken);
                     if let Some(q) = self.predecessor(mover, own3, opp, mv, pos) {
                         out.push(self.rank(&q));
