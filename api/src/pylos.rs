@@ -17,11 +17,23 @@ pub struct Details {
     pub rules: String,
     /// The take-back option: `optional` or `compulsory`.
     pub takeback: String,
+    /// The width of the pyramid's base: 4 (the game), or 3 for the small board (written only
+    /// then, so the full board's reports are unchanged).
+    #[serde(skip_serializing_if = "is_full_board", default = "full_board")]
+    pub board: u8,
     pub reserve: Reserves,
     /// How many legal moves the side to move has (the moves themselves: `moves --json`).
     pub legal_moves: u64,
     /// `black` or `white` when the game is over (the side to move has lost), else null.
     pub winner: Option<String>,
+}
+
+fn is_full_board(board: &u8) -> bool {
+    *board == 4
+}
+
+fn full_board() -> u8 {
+    4
 }
 
 /// `pylos show --json`, and `pylos play --moves … --json` for the position reached.
@@ -71,6 +83,7 @@ mod tests {
             details: Details {
                 rules: "standard".into(),
                 takeback: "optional".into(),
+                board: 4,
                 reserve: Reserves { black: 0, white: 2 },
                 legal_moves: 0,
                 winner: Some("black".into()),
@@ -97,5 +110,18 @@ mod tests {
             "{text}"
         );
         assert_eq!(serde_json::from_str::<ShowReport>(&text).unwrap(), playing);
+        let small = ShowReport {
+            details: Details {
+                board: 3,
+                ..playing.details.clone()
+            },
+            ..playing
+        };
+        let text = serde_json::to_string(&small).unwrap();
+        assert!(
+            text.contains(r#""takeback":"optional","board":3,"reserve""#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<ShowReport>(&text).unwrap(), small);
     }
 }

@@ -247,11 +247,13 @@ pub fn bilitaire_table_context(rules: tabula_engine::bilitaire::Rules, symmetry:
 /// The context of a Pylos `--table` file: stable rule codes and the keying.
 pub fn pylos_table_context(rules: tabula_engine::pylos::Rules, symmetry: bool) -> String {
     let (variant, takeback) = (rules.variant.to_string(), rules.takeback.to_string());
-    tabula_solver::tt_file::context(
-        "pylos",
-        &[("rules", &variant), ("takeback", &takeback)],
-        symmetry,
-    )
+    let board = rules.board.to_string();
+    let mut pairs = vec![("rules", variant.as_str()), ("takeback", takeback.as_str())];
+    // The full board's context is unchanged (tables saved before the 3×3 board stay valid).
+    if rules.board != tabula_engine::pylos::Board::Four {
+        pairs.push(("board", board.as_str()));
+    }
+    tabula_solver::tt_file::context("pylos", &pairs, symmetry)
 }
 
 /// `--table FILE`: where a solve keeps its proven entries between runs (`tabula_solver::tt_file`),

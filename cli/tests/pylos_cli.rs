@@ -336,3 +336,88 @@ fn search_options_are_validated_as_in_bilitaire() {
         assert_bad_input(&["pylos", cmd, "--nodes", "0"], "--nodes");
     }
 }
+
+/// Black's payoff with distances by memoised minimax (children's rules are acyclic).
+fn memo_minimax(pos: &Position, memo: &mut std::collections::HashMap<Position, i32>) -> i32 {
+    use tabula_engine::Scored;
+    if let Some(v) = pos.terminal_value() {
+        return v;
+    }
+    if let Some(&v) = memo.get(pos) {
+        return v;
+    }
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let values = moves
+        .iter()
+        .map(|&m| pylos::backed_up(memo_minimax(&pos.play(m), memo)));
+    let v = if pos.turn() == Color::Black {
+        values.max()
+    } else {
+        values.min()
+    }
+    .expect("a position that is not over has a move");
+    memo.insert(*pos, v);
+    v
+}
+
+#[test]
+fn the_small_board_on_every_command() {
+    // Solved from its start, exactly as memoised minimax says (black's payoff, black to move).
+    let v = json_output(&[
+        "pylos", "solve", "--board", "3", "--rules", "children", "--json",
+    ]);
+    let start = Position::start(children().on(pylos::Board::Three));
+    let black = memo_minimax(&start, &mut Default::default());
+    assert_eq!(v["exact"], true, "{v}");
+    assert_eq!(v["value"], black, "{v}");
+    assert_eq!(v["position"], ".../.../...|../..|. b");
+    // Standard rules repeat positions; the deepening still proves the start, and its line is
+    // legal and ends the game in the plies it says.
+    let v = json_output(&["pylos", "solve", "--board", "3", "--json"]);
+    assert_eq!(v["exact"], true, "{v}");
+    let plies = v["plies"].as_u64().expect("decided") as usize;
+    let pv = v["pv"].as_array().expect("pv");
+    assert_eq!(pv.len(), plies, "{v}");
+    let mut end = start.with_rules(Rules::default().on(pylos::Board::Three));
+    for m in pv {
+        end = end.play(end.parse_move(m.as_str().unwrap()).expect("legal pv move"));
+    }
+    assert!(end.is_over(), "{end}");
+    // perft (the counts of engine/tests/data/pylos3-*.perft, confirmed by the Python model).
+    let v = json_output(&["pylos", "perft", "--board", "3", "--depth", "3", "--json"]);
+    assert_eq!(v["nodes"], 504, "{v}");
+    let v = json_output(&["pylos", "show", "--board", "3", "--json"]);
+    assert_eq!(v["board"], 3, "{v}");
+    assert_eq!(v["reserve"]["black"], 7, "{v}");
+    assert_eq!(v["legal_moves"], 9, "{v}");
+    let v = json_output(&["pylos", "show", "--json"]);
+    assert!(
+        v.get("board").is_none(),
+        "the full board's report is unchanged: {v}"
+    );
+    let text = stdout(&common::tabula(&[
+        "pylos", "play", "--board", "3", "--moves", "0a1 0b2",
+    ]));
+    assert_eq!(text.trim(), ".../.w./b..|../..|. b");
+    let v = json_output(&["pylos", "moves", "--board", "3", "--json"]);
+    assert_eq!(v["moves"].as_array().map(Vec::len), Some(9), "{v}");
+    let v = json_output(&[
+        "pylos", "analyze", "--board", "3", "--rules", "mature", "--nodes", "2000", "--json",
+    ]);
+    assert_eq!(v["position"], ".../.../...|../..|. b", "{v}");
+    // A position of the other board, and a cell off the small board, are bad input.
+    assert_bad_input(
+        &["pylos", "show", "--board", "3", "-p", pylos::START],
+        "use --board 4",
+    );
+    assert_bad_input(
+        &["pylos", "show", "-p", ".../.../...|../..|. b"],
+        "use --board 3",
+    );
+    assert_bad_input(
+        &["pylos", "play", "--board", "3", "--moves", "0d1"],
+        "not on the 3x3 board",
+    );
+    assert_bad_input(&["pylos", "perft", "--board", "5"], "5");
+}

@@ -41,7 +41,8 @@ impl Interactive for Position {
 
     fn legend() -> &'static str {
         "\
-board: levels 0 (bottom, 4x4) to 3 (apex); b black ball, w white ball, . empty
+board: levels 0 (bottom, 4x4, or 3x3 under --board 3) up to the apex; b black ball,
+  w white ball, . empty
 position line: each level's rows from the highest rank down, levels split by |, then who
   moves: b = black, w = white (black moves first)
 moves: 0b2 place a ball, 0a1-1b2 raise one, x1b2 appended takes a ball back (0b2x0b2x0a1)

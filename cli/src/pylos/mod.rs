@@ -9,7 +9,7 @@ use crate::error::{CliError, CliResult};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use render::color_name;
 use tabula_api::pylos::{Details, Reserves, ShowReport};
-use tabula_engine::pylos::{self, Color, Position, Rules, START};
+use tabula_engine::pylos::{self, Board, Color, Position, Rules};
 use tabula_engine::Game;
 
 #[derive(ClapArgs, Debug)]
@@ -20,7 +20,7 @@ pub struct Args {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Print the four levels, reserves and the side to move.
+    /// Print the levels, reserves and the side to move.
     Show(Common),
     /// List every legal move (place `0b2`, raise `0a1-1b2`, take-backs `x1b2x0a1`).
     Moves(Common),
@@ -86,11 +86,27 @@ enum TakebackOption {
     Compulsory,
 }
 
+/// The pyramid's size.
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+enum BoardSize {
+    /// The game: a 4×4 base, 15 balls each.
+    #[default]
+    #[value(name = "4")]
+    Four,
+    /// The small board for tests: a 3×3 base, 7 balls each (start `.../.../...|../..|. b`).
+    #[value(name = "3")]
+    Three,
+}
+
 #[derive(ClapArgs, Debug)]
 struct Common {
-    /// Position string (default: the start position).
-    #[arg(long, short, default_value = START, allow_hyphen_values = true)]
-    position: String,
+    /// Position string (default: the start position of the board,
+    /// `..../..../..../....|.../.../...|../..|. b` on the 4×4 board).
+    #[arg(long, short, allow_hyphen_values = true)]
+    position: Option<String>,
+    /// The board: 4 (the game) or 3 (a 3×3 base, levels 3×3, 2×2, 1; 7 balls each).
+    #[arg(long, value_enum, default_value_t = BoardSize::Four)]
+    board: BoardSize,
     /// Rule set.
     #[arg(long, value_enum, default_value_t = RuleSet::Standard)]
     rules: RuleSet,
@@ -113,12 +129,26 @@ impl Common {
             TakebackOption::Optional => pylos::Takeback::Optional,
             TakebackOption::Compulsory => pylos::Takeback::Compulsory,
         };
-        Rules::new(variant, takeback)
+        let board = match self.board {
+            BoardSize::Four => Board::Four,
+            BoardSize::Three => Board::Three,
+        };
+        Rules::new(variant, takeback).on(board)
     }
 
     fn position(&self) -> Result<Position, CliError> {
-        Position::parse(&self.position, self.rules())
-            .map_err(|e| CliError::bad_input(format!("invalid position: {e}")))
+        let rules = self.rules();
+        let text = match &self.position {
+            Some(text) => text.as_str(),
+            None => pylos::start_string(rules.board),
+        };
+        Position::parse(text, rules).map_err(|e| {
+            let hint = match e {
+                pylos::SetupError::OtherBoard { found, .. } => format!(" (use --board {found})"),
+                _ => String::new(),
+            };
+            CliError::bad_input(format!("invalid position: {e}{hint}"))
+        })
     }
 }
 
@@ -186,6 +216,7 @@ fn show_report(pos: &Position) -> ShowReport {
         details: Details {
             rules: rules.variant.to_string(),
             takeback: rules.takeback.to_string(),
+            board: rules.board.size(),
             reserve: Reserves {
                 black: pos.reserve(Color::Black),
                 white: pos.reserve(Color::White),

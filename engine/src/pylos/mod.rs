@@ -19,12 +19,14 @@ pub mod movegen;
 pub mod mv;
 pub mod position;
 pub mod rank;
+pub mod retro;
 pub mod rules;
 pub mod setup;
 
 pub use cell::Cell;
 pub use mv::{IllegalMove, Move, MoveError, ParseMoveError};
 pub use position::{backed_up, child_threshold, decode, Color, Position, BALLS_PER_COLOR, WIN};
+pub use retro::PylosSpace;
 pub use rules::{Board, Rules, Takeback, Variant};
 pub use setup::SetupError;
 

@@ -33,12 +33,13 @@ pub enum Takeback {
 /// (its apex), so one mask arithmetic serves both boards and only the tables of
 /// [`Board::cells`], [`Board::apex`], the patterns and the symmetries differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(u8)]
 pub enum Board {
     /// The game's board: a 4×4 base, 30 cells, 15 balls each.
     #[default]
-    Four,
+    Four = 0,
     /// The small board for tests: a 3×3 base, 14 cells, 7 balls each.
-    Three,
+    Three = 1,
 }
 
 impl Board {
@@ -61,19 +62,16 @@ impl Board {
     /// The cells in play, as a mask of the 30-cell numbering.
     #[inline]
     pub const fn cells(self) -> u32 {
-        match self {
-            Board::Four => super::cell::ALL,
-            Board::Three => super::cell::CELLS3,
-        }
+        // Branch-free (move generation calls it for every position).
+        let three = self as u32;
+        super::cell::ALL ^ (three.wrapping_neg() & (super::cell::ALL ^ super::cell::CELLS3))
     }
 
     /// The apex, as a one-cell mask.
     #[inline]
     pub const fn apex(self) -> u32 {
-        match self {
-            Board::Four => super::cell::APEX,
-            Board::Three => super::cell::APEX3,
-        }
+        // Cell 29 on the full board, 25 on the 3×3 board (branch-free).
+        super::cell::APEX >> (4 * self as u32)
     }
 
     /// The apex cell (`3a1` on the full board, `2a1` on the 3×3 board).
@@ -87,10 +85,7 @@ impl Board {
     /// Balls of each colour (15 or 7: together they fill the pyramid).
     #[inline]
     pub const fn balls(self) -> u32 {
-        match self {
-            Board::Four => 15,
-            Board::Three => 7,
-        }
+        15 - 8 * self as u32
     }
 
     /// The cell at `level`, `file`, `rank` when it is on this board.
@@ -146,6 +141,16 @@ impl FromStr for Board {
         }
     }
 }
+
+/// `PATTERNS[board][variant]`: the take-back patterns (one indexed load in move generation).
+static PATTERNS: [[&[u32]; 3]; 2] = [
+    [&[], &super::cell::SQUARES, &super::cell::SQUARES_AND_LINES],
+    [
+        &[],
+        &super::cell::SQUARES3,
+        &super::cell::SQUARES_AND_LINES3,
+    ],
+];
 
 /// The rule options that apply to a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -203,13 +208,7 @@ impl Rules {
     /// The patterns whose completion allows a take-back.
     #[inline]
     pub fn patterns(self) -> &'static [u32] {
-        match (self.board, self.variant) {
-            (_, Variant::Children) => &[],
-            (Board::Four, Variant::Standard) => &super::cell::SQUARES,
-            (Board::Four, Variant::Mature) => &super::cell::SQUARES_AND_LINES,
-            (Board::Three, Variant::Standard) => &super::cell::SQUARES3,
-            (Board::Three, Variant::Mature) => &super::cell::SQUARES_AND_LINES3,
-        }
+        PATTERNS[self.board as usize][self.variant as usize]
     }
 }
 
