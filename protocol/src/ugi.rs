@@ -394,14 +394,15 @@ impl Ugi {
         Ok(Vec::new())
     }
 
-    /// `game bilitaire|pylos [rules R] [takeback T]`: a new game at the start position.
+    /// `game bilitaire|pylos [rules R] [takeback T] [board 4|3]`: a new game at the start
+    /// position.
     fn game_command(&mut self, args: &[&str]) -> Reply {
         let Some((&name, mut rest)) = args.split_first() else {
             return Err(bad(
-                "expected `game bilitaire|pylos [rules R] [takeback T]`",
+                "expected `game bilitaire|pylos [rules R] [takeback T] [board 4|3]`",
             ));
         };
-        let (mut rules, mut takeback) = (None, None);
+        let (mut rules, mut takeback, mut board) = (None, None, None);
         while let Some((&key, tail)) = rest.split_first() {
             let Some((&value, tail)) = tail.split_first() else {
                 return Err(bad(format!("game: `{}` needs a value", shorten(key))));
@@ -409,14 +410,17 @@ impl Ugi {
             match key {
                 "rules" => rules = Some(value),
                 "takeback" => takeback = Some(value),
+                "board" => board = Some(value),
                 _ => return Err(bad(format!("game: unknown option {:?}", shorten(key)))),
             }
             rest = tail;
         }
         let game = match name {
             "bilitaire" => {
-                if takeback.is_some() {
-                    return Err(bad("game bilitaire: `takeback` is a Pylos option"));
+                if takeback.is_some() || board.is_some() {
+                    return Err(bad(
+                        "game bilitaire: `takeback` and `board` are Pylos options",
+                    ));
                 }
                 let free_chains = match rules.unwrap_or("standard") {
                     "standard" => false,
@@ -455,7 +459,17 @@ impl Ugi {
                     None if args.len() == 1 => pylos::Rules::default().takeback,
                     None => current.takeback,
                 };
-                GameKind::Pylos(pylos::Rules::new(variant, takeback))
+                let board = match board {
+                    Some(b) => b.parse().map_err(|_| {
+                        bad(format!(
+                            "game pylos: board {:?}: expected 4 or 3",
+                            shorten(b)
+                        ))
+                    })?,
+                    None if args.len() == 1 => pylos::Board::Four,
+                    None => current.board,
+                };
+                GameKind::Pylos(pylos::Rules::new(variant, takeback).on(board))
             }
             other => {
                 return Err(bad(format!(
@@ -938,6 +952,18 @@ mod tests {
                 pylos::Variant::Mature,
                 pylos::Takeback::Optional
             ))
+        );
+        ok(&mut s, "game pylos board 3");
+        assert_eq!(ok(&mut s, "perft 1"), vec!["perft 1 nodes 9"]);
+        ok(&mut s, "position fen .../.../...|../..|. b moves 0a1");
+        assert_eq!(ok(&mut s, "query tomove"), vec!["response white"]);
+        ok(&mut s, "setoption name Rules value mature");
+        assert_eq!(
+            s.game,
+            GameKind::Pylos(
+                pylos::Rules::new(pylos::Variant::Mature, pylos::Takeback::Optional)
+                    .on(pylos::Board::Three)
+            )
         );
         ok(&mut s, "setoption name Game value bilitaire");
         assert_eq!(ok(&mut s, "query tomove"), vec!["response ball"]);
