@@ -1,4 +1,5 @@
-//! `tabula tablebase …`'s reports: building and probing the backgammon bearoff databases.
+//! `tabula tablebase …`'s reports: building and probing the backgammon bearoff databases and
+//! the Pylos tables.
 //!
 //! A board is six checker counts, ace point first (the player's own home board). `equity` is
 //! backgammon's word for a cubeless equity, as in [`crate::backgammon`]; `time_ms` is the
@@ -58,6 +59,105 @@ pub struct TwoSidedProbeReport {
     pub win_probability: f64,
     /// Cubeless equity of the player on roll, `2 P(win) - 1`.
     pub equity: f64,
+}
+
+/// The rules a Pylos table was built for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PylosRules {
+    /// The base of the board: 4 (the game) or 3 (the small board for tests).
+    pub board: u32,
+    /// `children`, `standard` or `mature`.
+    pub rules: String,
+    /// `optional` or `compulsory`.
+    pub takeback: String,
+}
+
+/// A decided position in a Pylos table, with an example.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Longest {
+    /// Plies to the end under best play.
+    pub plies: u32,
+    /// One position (the first by index) at that distance.
+    pub position: String,
+}
+
+/// `tablebase build pylos --json`: the table written and what it holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PylosBuildReport {
+    /// Always `pylos`.
+    pub db: String,
+    /// The file written.
+    pub file: String,
+    #[serde(flatten)]
+    pub rules: PylosRules,
+    /// Indices of the table: positions (one per symmetry class) and holes.
+    pub size: u64,
+    /// Positions won, lost and drawn for the side to move.
+    pub won: u64,
+    pub lost: u64,
+    pub drawn: u64,
+    /// Indices that name no position.
+    pub holes: u64,
+    /// The longest forced win and the longest loss.
+    pub longest_win: Option<Longest>,
+    pub longest_loss: Option<Longest>,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// Whether the build continued from a checkpoint.
+    pub resumed: bool,
+    /// Wall time of this run (not of earlier runs before a resume), in milliseconds.
+    pub time_ms: u64,
+}
+
+/// One move of a probed Pylos position, judged by the table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PylosMoveValue {
+    /// The move in Pylos notation.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The position it leads to.
+    pub position: String,
+    /// `win`, `loss` or `draw` for the player making the move.
+    pub result: String,
+    /// Plies to the end after this move, counting the move itself (null for a draw).
+    pub plies: Option<u32>,
+}
+
+/// `tablebase probe pylos --json` (GamesmanOne's shape): the position's value and distance,
+/// and every move's, best first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PylosProbeReport {
+    /// Always `pylos`.
+    pub db: String,
+    /// The table read.
+    pub file: String,
+    #[serde(flatten)]
+    pub rules: PylosRules,
+    pub position: String,
+    /// `black` or `white`.
+    pub side_to_move: String,
+    /// `win`, `loss` or `draw` for the side to move.
+    pub result: String,
+    /// Plies to the end under best play (null for a draw).
+    pub plies: Option<u32>,
+    /// A best move (the fastest win, the slowest loss; null when the game is over).
+    pub best: Option<String>,
+    /// Every legal move, best first.
+    pub moves: Vec<PylosMoveValue>,
+    /// With `--census`: the positions reachable from this one, by value.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reachable: Option<Census>,
+    pub time_ms: u64,
+}
+
+/// Positions (one per symmetry class) reachable from a position, by their value for the side
+/// to move there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Census {
+    pub positions: u64,
+    pub won: u64,
+    pub lost: u64,
+    pub drawn: u64,
 }
 
 #[cfg(test)]

@@ -237,7 +237,7 @@ fn bad_files_exit_2() {
 
 #[test]
 fn help_documents_the_board_format() {
-    let out = tabula(&["tablebase", "probe", "--help"]);
+    let out = tabula(&["tablebase", "probe", "bearoff-os", "--help"]);
     assert!(out.status.success());
     let text = stdout(&out);
     assert!(text.contains("--points"), "{text}");

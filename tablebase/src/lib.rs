@@ -15,6 +15,7 @@
 //! for a bad file.
 
 pub mod bearoff;
+pub mod pylos;
 pub mod retro;
 
 pub use tabula_store::{Existing, Kind, StoreError, TargetLock};

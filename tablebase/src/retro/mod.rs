@@ -116,6 +116,7 @@
 //! # }
 //! ```
 
+mod census;
 mod solve;
 mod state;
 mod table;
@@ -128,6 +129,7 @@ use std::time::Duration;
 use tabula_engine::retro::Retrograde;
 use tabula_store::{Existing, Kind, StoreError};
 
+pub use census::{census, Census};
 pub use solve::build;
 pub use table::Table;
 

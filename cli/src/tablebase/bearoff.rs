@@ -1,10 +1,10 @@
-//! `tabula tablebase …`: build and probe the backgammon bearoff databases.
+//! `tabula tablebase build|probe bearoff-os|bearoff-ts`: the backgammon bearoff databases.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::{Args as ClapArgs, Subcommand, ValueEnum};
+use clap::Args as ClapArgs;
 use tabula_engine::backgammon::{Position, Side};
 use tabula_tablebase::bearoff::{
     checkers, home_board, pips, Board, OneSided, Progress, TwoSided, MAX_CHECKERS,
@@ -16,33 +16,12 @@ use crate::common::{millis, print_json, store_error};
 use crate::error::{CliError, CliResult};
 use tabula_api::tablebase::{BuildReport, OneSidedProbeReport, TwoSidedProbeReport};
 
-#[derive(ClapArgs, Debug)]
-#[command(after_help = "\
-Databases:
-  bearoff-os  one-sided: up to 15 checkers on the 6 home points (54,264 boards), the
-              distribution of the rolls to bear off all checkers and the first one
-  bearoff-ts  two-sided: up to 6 checkers a side (924 x 924), the cubeless winning
-              chances and equity (2 P(win) - 1) of the player on roll
-
-A board is six checker counts, ace point first: --points 0,0,0,0,0,1 is one checker on the
-6-point. Examples:
-  tabula tablebase build bearoff-os
-  tabula tablebase probe bearoff-os --points 0,0,0,0,0,15
-  tabula tablebase probe bearoff-ts --points 0,0,0,0,0,2 --opponent 0,0,0,0,0,2 --json
-  tabula tablebase probe bearoff-ts --position YAAAAAMAAAAAAA")]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
 /// Which database.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Db {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Db {
     /// One-sided bearoff (up to 15 checkers).
-    #[value(name = "bearoff-os")]
     BearoffOs,
     /// Two-sided bearoff (up to 6 checkers a side).
-    #[value(name = "bearoff-ts")]
     BearoffTs,
 }
 
@@ -62,60 +41,49 @@ impl Db {
     }
 }
 
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Build a database (parallel, progress on stderr) and write it atomically.
-    Build {
-        /// The database: bearoff-os or bearoff-ts.
-        db: Db,
-        /// Output file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
-        #[arg(long, short)]
-        out: Option<PathBuf>,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Look up a board: mean and distribution of the rolls to bear off (bearoff-os), or the
-    /// winning chances of the player on roll (bearoff-ts).
-    Probe {
-        /// The database: bearoff-os or bearoff-ts.
-        db: Db,
-        /// Database file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
-        #[arg(long, short)]
-        file: Option<PathBuf>,
-        /// The home board of the player on roll: six counts, ace point first (0,0,0,0,0,1).
-        #[arg(long, conflicts_with = "position")]
-        points: Option<String>,
-        /// bearoff-ts: the opponent's home board, six counts from its own ace point.
-        #[arg(long, conflicts_with = "position")]
-        opponent: Option<String>,
-        /// A gnubg Position ID instead of --points/--opponent (all checkers home or off).
-        #[arg(long, short)]
-        position: Option<String>,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+/// `tabula tablebase build bearoff-os|bearoff-ts`.
+#[derive(ClapArgs, Debug)]
+pub struct BuildArgs {
+    /// Output file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
-pub fn run(args: Args) -> CliResult {
-    match args.command {
-        Command::Build { db, out, json } => build(db, out, json),
-        Command::Probe {
-            db,
-            file,
-            points,
-            opponent,
-            position,
-            json,
-        } => {
-            let file = file.unwrap_or_else(|| db.default_file());
-            let (me, opp) = boards(db, points, opponent, position)?;
-            match db {
-                Db::BearoffOs => probe_one_sided(&file, me, json),
-                Db::BearoffTs => probe_two_sided(&file, me, opp.unwrap_or_default(), json),
-            }
-        }
+/// `tabula tablebase probe bearoff-os|bearoff-ts`.
+#[derive(ClapArgs, Debug)]
+pub struct ProbeArgs {
+    /// Database file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
+    #[arg(long, short)]
+    file: Option<PathBuf>,
+    /// The home board of the player on roll: six counts, ace point first (0,0,0,0,0,1).
+    #[arg(long, conflicts_with = "position")]
+    points: Option<String>,
+    /// bearoff-ts: the opponent's home board, six counts from its own ace point.
+    #[arg(long, conflicts_with = "position")]
+    opponent: Option<String>,
+    /// A gnubg Position ID instead of --points/--opponent (all checkers home or off).
+    #[arg(long, short)]
+    position: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Builds a bearoff database.
+pub(super) fn build(db: Db, args: BuildArgs) -> CliResult {
+    build_db(db, args.out, args.json)
+}
+
+/// Probes a bearoff database.
+pub(super) fn probe(db: Db, args: ProbeArgs) -> CliResult {
+    let file = args.file.unwrap_or_else(|| db.default_file());
+    let (me, opp) = boards(db, args.points, args.opponent, args.position)?;
+    match db {
+        Db::BearoffOs => probe_one_sided(&file, me, args.json),
+        Db::BearoffTs => probe_two_sided(&file, me, opp.unwrap_or_default(), args.json),
     }
 }
 
@@ -157,7 +125,7 @@ impl Reporter {
     }
 }
 
-fn build(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
+fn build_db(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
     let out = out.unwrap_or_else(|| db.default_file());
     // Fail before the work, not after it, when the file cannot go where asked (no such
     // directory, a directory, not writable, another process writing it): the lock is taken

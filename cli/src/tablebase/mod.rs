@@ -1,0 +1,87 @@
+//! `tabula tablebase build|probe <db>`: the databases Tabula builds by retrograde analysis.
+//!
+//! - `bearoff-os`, `bearoff-ts` ([`bearoff`]): backgammon bearoff databases (seconds).
+//! - `pylos` ([`pylos`]): Pylos solved strongly, one table per board and rule set.
+
+mod bearoff;
+pub mod pylos;
+
+use clap::{Args as ClapArgs, Subcommand};
+
+use crate::error::CliResult;
+
+#[derive(ClapArgs, Debug)]
+#[command(after_help = "\
+Databases:
+  bearoff-os  one-sided: up to 15 checkers on the 6 home points (54,264 boards), the
+              distribution of the rolls to bear off all checkers and the first one
+  bearoff-ts  two-sided: up to 6 checkers a side (924 x 924), the cubeless winning
+              chances and equity (2 P(win) - 1) of the player on roll
+  pylos       every Pylos position of one board and rule set: won, lost or drawn for the
+              side to move, with the distance in plies under best play
+
+A bearoff board is six checker counts, ace point first: --points 0,0,0,0,0,1 is one checker
+on the 6-point. Examples:
+  tabula tablebase build bearoff-os
+  tabula tablebase probe bearoff-os --points 0,0,0,0,0,15
+  tabula tablebase probe bearoff-ts --points 0,0,0,0,0,2 --opponent 0,0,0,0,0,2 --json
+  tabula tablebase probe bearoff-ts --position YAAAAAMAAAAAAA
+  tabula tablebase build pylos --board 3 --rules standard --takeback optional
+  tabula tablebase probe pylos --board 3 --rules standard --position '.../.../...|../..|. b'")]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build a database (parallel, progress on stderr) and write it atomically.
+    Build {
+        #[command(subcommand)]
+        db: BuildDb,
+    },
+    /// Look up a position in a database.
+    Probe {
+        #[command(subcommand)]
+        db: ProbeDb,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum BuildDb {
+    /// One-sided bearoff (up to 15 checkers).
+    #[command(name = "bearoff-os")]
+    BearoffOs(bearoff::BuildArgs),
+    /// Two-sided bearoff (up to 6 checkers a side).
+    #[command(name = "bearoff-ts")]
+    BearoffTs(bearoff::BuildArgs),
+    /// Pylos under one board and rule set, by retrograde analysis (resumable).
+    Pylos(pylos::BuildArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum ProbeDb {
+    /// Mean and distribution of the rolls to bear off.
+    #[command(name = "bearoff-os")]
+    BearoffOs(bearoff::ProbeArgs),
+    /// Winning chances of the player on roll.
+    #[command(name = "bearoff-ts")]
+    BearoffTs(bearoff::ProbeArgs),
+    /// A Pylos position's value and distance, and every move's.
+    Pylos(pylos::ProbeArgs),
+}
+
+pub fn run(args: Args) -> CliResult {
+    match args.command {
+        Command::Build { db } => match db {
+            BuildDb::BearoffOs(a) => bearoff::build(bearoff::Db::BearoffOs, a),
+            BuildDb::BearoffTs(a) => bearoff::build(bearoff::Db::BearoffTs, a),
+            BuildDb::Pylos(a) => pylos::build(a),
+        },
+        Command::Probe { db } => match db {
+            ProbeDb::BearoffOs(a) => bearoff::probe(bearoff::Db::BearoffOs, a),
+            ProbeDb::BearoffTs(a) => bearoff::probe(bearoff::Db::BearoffTs, a),
+            ProbeDb::Pylos(a) => pylos::probe(a),
+        },
+    }
+}
