@@ -238,6 +238,12 @@ fn main() {
                  -- generate {} {balls} {count}",
                 gen.name()
             );
+            if gen != BilitaireGenerator::Random {
+                println!(
+                    "# The engine's moves follow the search of the commit that added this file; \
+                     a later search may play other games from the same seeds."
+                );
+            }
             for pos in bilitaire_generated_suite(gen, balls, count) {
                 println!("{pos}");
             }

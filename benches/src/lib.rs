@@ -226,7 +226,9 @@ pub fn bilitaire_generated_suite(
 
 /// The committed suites (`benches/data/bilitaire-GENERATOR-BALLS.txt`, written by
 /// `cargo run --release -p tabula-benches --example bilitaire_suites -- generate GEN BALLS 50`):
-/// `(generator, balls, file text)`.
+/// `(generator, balls, file text)`. The engine's and the jumper's games follow the search's
+/// choices under a node budget, so a later search may play other games from the same seeds:
+/// the files, made at the commit that added them, are the suites.
 pub const BILITAIRE_SUITE_FILES: &[(&str, u32, &str)] = &[
     (
         "random",
@@ -310,4 +312,54 @@ pub fn pylos_children_suite(balls: u32, count: usize) -> Vec<tabula_engine::pylo
         })
         .take(count)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn committed(gen: &str, balls: u32) -> Vec<Position> {
+        let generator = BilitaireGenerator::from_name(gen).expect("known generator");
+        bilitaire_committed_suite(generator, balls).expect("committed suite")
+    }
+
+    /// Every committed suite holds at least 50 distinct positions with exactly its number of
+    /// balls, not over, and both sides to move.
+    #[test]
+    fn committed_suites_are_well_formed() {
+        assert_eq!(BILITAIRE_SUITE_FILES.len(), 9);
+        for &(gen, balls, _) in BILITAIRE_SUITE_FILES {
+            let suite = committed(gen, balls);
+            assert!(suite.len() >= 50, "{gen} {balls}: {}", suite.len());
+            let mut seen = std::collections::HashSet::new();
+            for pos in &suite {
+                assert_eq!(pos.ball_count(), balls, "{gen} {balls}: {pos}");
+                assert!(!pos.is_over(), "{gen} {balls}: {pos}");
+                assert!(seen.insert(pos.key()), "{gen} {balls}: {pos} twice");
+            }
+            let sliders = suite.iter().filter(|p| p.side() == Side::Slider).count();
+            assert!(
+                sliders > 0 && sliders < suite.len(),
+                "{gen} {balls}: {sliders} slider positions"
+            );
+        }
+    }
+
+    /// The random suites are what the generator makes: their first positions, regenerated.
+    /// (The engine's and the jumper's games follow the search's choices, which change with the
+    /// search: their files, not the generator, are the suite.)
+    #[test]
+    fn random_suites_are_reproducible() {
+        for balls in [23, 27, 31] {
+            let made = bilitaire_generated_suite(BilitaireGenerator::Random, balls, 10);
+            assert_eq!(made, committed("random", balls)[..10], "random {balls}");
+        }
+    }
+
+    #[test]
+    fn suite_file_errors_name_the_line() {
+        let err = parse_suite_file("# header\n\nnot a position\n").unwrap_err();
+        assert!(err.starts_with("line 3:"), "{err}");
+        assert_eq!(parse_suite_file("# only a header\n"), Ok(Vec::new()));
+    }
 }
