@@ -13,7 +13,8 @@
 //! `HASH` (MiB, default 64, a fresh table per position), `OPTIONS` (seconds: also value every
 //! option of each solved slider-to-move position, to measure what announcements are worth).
 //! The summary gives, per generator and size, the median, 90th percentile and maximum of the
-//! time and of the nodes (an unsolved position counts as the slowest), the number solved, the
+//! time and of the nodes (an unsolved position counts as the slowest), the number solved (value
+//! proven; the limit may have stopped the principal variation after it), the
 //! range of the values and the length of the principal variations (plies to the end of the
 //! round under best play).
 use std::time::Duration;
@@ -43,7 +44,8 @@ struct Row {
     upper: i32,
     nodes: u64,
     secs: f64,
-    plies: usize,
+    /// Plies of the principal variation (`None`: the value was proven, the line not).
+    plies: Option<usize>,
     /// (announcement, best value with it) for every announcement whose best was proven.
     announce: Vec<(u8, i32)>,
 }
@@ -103,7 +105,7 @@ fn solve(pos: &Position, threads: usize, mb: usize, limits: Limits, options: f64
                 upper: line.value,
                 nodes: stats.nodes,
                 secs: stats.time.as_secs_f64(),
-                plies: line.pv.len(),
+                plies: Some(line.pv.len()),
                 announce,
             }
         }
@@ -114,13 +116,14 @@ fn solve(pos: &Position, threads: usize, mb: usize, limits: Limits, options: f64
             ..
         } => Row {
             slider,
-            solved: false,
-            value: 0,
+            // Stopped while following the principal variation: the value is proven.
+            solved: lower == upper,
+            value: lower,
             lower,
             upper,
             nodes: stats.nodes,
             secs: stats.time.as_secs_f64(),
-            plies: 0,
+            plies: None,
             announce: Vec::new(),
         },
     }
@@ -155,7 +158,7 @@ fn summary(gen: &str, balls: u32, rows: &[Row], threads: usize) -> Option<String
     };
     let values = solved.iter().map(|r| r.value);
     let (vmin, vmax) = (values.clone().min(), values.max());
-    let mut plies: Vec<usize> = solved.iter().map(|r| r.plies).collect();
+    let mut plies: Vec<usize> = solved.iter().filter_map(|r| r.plies).collect();
     plies.sort_unstable();
     let sliders = rows.iter().filter(|r| r.slider).count();
     println!(
@@ -280,10 +283,16 @@ fn main() {
                     let mut rows = Vec::new();
                     for (i, pos) in suite.iter().take(count).enumerate() {
                         let r = solve(pos, threads, mb, limits, options);
-                        if r.solved {
+                        if let (true, Some(plies)) = (r.solved, r.plies) {
                             println!(
-                                "{gen} {balls} #{i} {pos}: value {} nodes {} time {:.3}s plies {}",
-                                r.value, r.nodes, r.secs, r.plies
+                                "{gen} {balls} #{i} {pos}: value {} nodes {} time {:.3}s plies {plies}",
+                                r.value, r.nodes, r.secs
+                            );
+                        } else if r.solved {
+                            println!(
+                                "{gen} {balls} #{i} {pos}: value {} nodes {} time {:.1}s (stopped \
+                                 in the principal variation)",
+                                r.value, r.nodes, r.secs
                             );
                         } else {
                             println!(

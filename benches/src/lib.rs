@@ -213,7 +213,7 @@ pub fn bilitaire_generated_suite(
     let first = generator.first_seed(balls);
     (0..)
         .filter_map(|i: u64| {
-            let side = if i % 2 == 0 {
+            let side = if i.is_multiple_of(2) {
                 SuiteSide::Slider
             } else {
                 SuiteSide::Ball
