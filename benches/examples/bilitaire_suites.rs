@@ -8,7 +8,8 @@
 //! bilitaire_suites run GENS SIZES [COUNT]      # e.g. run random,engine 23,27 50
 //! ```
 //!
-//! `run` takes the first COUNT positions of each suite (all by default). Environment: `LIMIT`
+//! `run` takes COUNT positions of each suite (all by default), from the first or from number
+//! `FROM` (counted from 0). Environment: `LIMIT`
 //! (seconds per position, default none), `NODES` (nodes per position), `THREADS` (default 1),
 //! `HASH` (MiB, default 64, a fresh table per position), `OPTIONS` (seconds: also value every
 //! option of each solved slider-to-move position, to measure what announcements are worth).
@@ -260,6 +261,7 @@ fn main() {
                 .and_then(|c| c.parse().ok())
                 .unwrap_or(usize::MAX);
             let threads: usize = env("THREADS").unwrap_or(1);
+            let from: usize = env("FROM").unwrap_or(0);
             let mb: usize = env("HASH").unwrap_or(64);
             let options: f64 = env("OPTIONS").unwrap_or(0.0);
             let limits = Limits {
@@ -281,7 +283,7 @@ fn main() {
                         std::process::exit(2)
                     };
                     let mut rows = Vec::new();
-                    for (i, pos) in suite.iter().take(count).enumerate() {
+                    for (i, pos) in suite.iter().enumerate().skip(from).take(count) {
                         let r = solve(pos, threads, mb, limits, options);
                         if let (true, Some(plies)) = (r.solved, r.plies) {
                             println!(
