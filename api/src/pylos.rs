@@ -65,6 +65,9 @@ pub struct SolveReport {
     /// The deepest finished iteration (plies), for the deepening searches.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub depth: Option<u32>,
+    /// The tablebase file the answer was read from (no search was run), when one was.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tablebase: Option<String>,
     pub nodes: u64,
     pub time_ms: u64,
 }

@@ -75,10 +75,9 @@ pub fn engine_search<G: Interactive>(
     Suggestion { mv, value }
 }
 
-/// The engine's move (see [`engine_search`]).
-pub fn engine_move<G: Interactive>(pos: &G, time: Duration, table: &AtomicTable) -> G::Move {
-    engine_search(pos, time, table).mv
-}
+/// An exact source of moves consulted before any search (a tablebase): the best move and
+/// the proven value, or `None` where it has no answer (then the engine searches).
+pub type Book<'a, G> = &'a dyn Fn(&G) -> Option<Suggestion<<G as tabula_engine::Game>::Move>>;
 
 /// Prints the legend of `G` and how to get the list of commands; call once before play.
 pub fn print_intro<G: Interactive>() {
@@ -96,10 +95,11 @@ struct Played<G: tabula_engine::Game> {
 }
 
 /// A game in progress: the position, the moves that led there, the engine's table.
-struct Session<G: Interactive> {
+struct Session<'b, G: Interactive> {
     pos: G,
     record: Vec<Played<G>>,
     table: AtomicTable,
+    book: Option<Book<'b, G>>,
     time: Duration,
     /// The board is to be shown before the next prompt.
     show_board: bool,
@@ -111,7 +111,7 @@ enum Next {
     Quit,
 }
 
-impl<G: Interactive> Session<G> {
+impl<G: Interactive> Session<'_, G> {
     fn play(&mut self, mv: G::Move, human: bool) {
         self.record.push(Played {
             before: self.pos.clone(),
@@ -153,8 +153,15 @@ impl<G: Interactive> Session<G> {
         }
     }
 
+    /// The book's answer where it has one, else a search's.
+    fn suggestion(&self) -> Suggestion<G::Move> {
+        self.book
+            .and_then(|book| book(&self.pos))
+            .unwrap_or_else(|| engine_search(&self.pos, self.time, &self.table))
+    }
+
     fn hint(&self) {
-        let s = engine_search(&self.pos, self.time, &self.table);
+        let s = self.suggestion();
         match s.value {
             Some((value, exact)) => println!(
                 "engine suggests {}: {}",
@@ -181,7 +188,7 @@ impl<G: Interactive> Session<G> {
             "moves" => self.list_moves(),
             "hint" => self.hint(),
             "auto" => {
-                let mv = engine_move(&self.pos, self.time, &self.table);
+                let mv = self.suggestion().mv;
                 println!("you play {mv}");
                 self.play(mv, true);
             }
@@ -214,24 +221,27 @@ impl<G: Interactive> Session<G> {
 }
 
 /// Plays from `start` until the game is over; `human_to_move` says whose turn is the human's.
+/// The engine asks `book` first, where there is one, and searches where it has no answer.
 /// Prints the move record at the end. Returns the final position, or `None` if the human quit
 /// (or input ended).
 pub fn play_game<G: Interactive>(
     start: G,
     human_to_move: impl Fn(&G) -> bool,
     time: Duration,
+    book: Option<Book<'_, G>>,
     input: &mut impl BufRead,
 ) -> Option<G> {
     let mut game = Session {
         pos: start,
         record: Vec::new(),
         table: AtomicTable::with_megabytes(64),
+        book,
         time,
         show_board: true,
     };
     while !game.pos.is_terminal() {
         if !human_to_move(&game.pos) {
-            let mv = engine_move(&game.pos, time, &game.table);
+            let mv = game.suggestion().mv;
             println!("engine plays {mv}");
             game.play(mv, false);
             continue;

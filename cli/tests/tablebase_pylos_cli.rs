@@ -250,3 +250,65 @@ fn tables_in_the_way_missing_or_damaged_are_refused() {
         "--position",
     );
 }
+
+/// `pylos solve` answers from the table when one is there (and agrees with its own search
+/// under `children` rules, where the search is exact); `pylos play` plays from it.
+#[test]
+fn solve_and_play_use_the_table() {
+    let dir = scratch("solve");
+    let d = dir.to_str().unwrap();
+    build(d, "children", "optional");
+    let position = "b../.w./...|../..|. b";
+    let from_table: serde_json::Value = common::json_output(&[
+        "pylos",
+        "solve",
+        "--board",
+        "3",
+        "--rules",
+        "children",
+        "--tablebase",
+        d,
+        "--position",
+        position,
+        "--json",
+    ]);
+    assert!(from_table["tablebase"].as_str().unwrap().ends_with(".tb"));
+    assert_eq!(from_table["nodes"], 0);
+    let searched: serde_json::Value = common::json_output(&[
+        "pylos",
+        "solve",
+        "--board",
+        "3",
+        "--rules",
+        "children",
+        "--no-tablebase",
+        "--position",
+        position,
+        "--json",
+    ]);
+    assert!(searched.get("tablebase").is_none());
+    for field in ["result", "plies", "value"] {
+        assert_eq!(from_table[field], searched[field], "{field}");
+    }
+    // The line is the table's best play to the end: as long as the distance.
+    assert_eq!(
+        from_table["pv"].as_array().unwrap().len() as u64,
+        from_table["plies"].as_u64().unwrap()
+    );
+    let out = common::tabula_with_input(
+        &[
+            "pylos",
+            "play",
+            "--board",
+            "3",
+            "--rules",
+            "children",
+            "--tablebase",
+            d,
+        ],
+        "hint\nquit\n",
+    );
+    let text = common::stdout(&out);
+    assert!(text.contains("plays from the tablebase"), "{text}");
+    assert!(text.contains("(exact)"), "{text}");
+}

@@ -41,6 +41,7 @@ impl SolveReport {
             depth: None,
             nodes: stats.nodes,
             time_ms: millis(stats.time),
+            tablebase: None,
         }
     }
 

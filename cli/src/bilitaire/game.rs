@@ -81,6 +81,7 @@ fn play_round(
         start,
         |pos: &Position| human.moves_at(pos.side()),
         time,
+        None,
         input,
     )?;
     println!("round over: {} balls left", end.ball_count());

@@ -3,11 +3,12 @@
 //! thinking time per move.
 
 use crate::error::CliResult;
-use crate::interactive::{play_game, print_intro, Interactive};
+use crate::interactive::{play_game, print_intro, Interactive, Suggestion};
 use crate::pylos::render::color_name;
 use clap::ValueEnum;
 use std::time::Duration;
 use tabula_engine::pylos::{decode, Color, Move, Position};
+use tabula_tablebase::pylos::{payoff, PylosTable};
 
 /// The colour the human plays (black moves first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -80,16 +81,39 @@ moves: 0b2 place a ball, 0a1-1b2 raise one, x1b2 appended takes a ball back (0b2
     }
 }
 
-/// One game against the engine from `start`, the human playing `human`.
-pub fn run_game(start: Position, human: HumanColor, time: Duration) -> CliResult {
+/// One game against the engine from `start`, the human playing `human`. With a tablebase of
+/// the rules the engine plays perfectly (the fastest win, the slowest loss) and its hints are
+/// exact; without one it searches for `time` a move.
+pub fn run_game(
+    start: Position,
+    human: HumanColor,
+    time: Duration,
+    tablebase: Option<PylosTable>,
+) -> CliResult {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let human = human.color();
     print_intro::<Position>();
+    if let Some(t) = &tablebase {
+        println!(
+            "the engine plays from the tablebase {} (perfect play)",
+            t.path().display()
+        );
+    }
+    let book = |pos: &Position| -> Option<Suggestion<Move>> {
+        let table = tablebase.as_ref()?;
+        let best = table.moves(pos).ok()?.into_iter().next()?;
+        let value = payoff(pos, table.value(pos).ok()?)?;
+        Some(Suggestion {
+            mv: best.mv,
+            value: Some((value, true)),
+        })
+    };
     match play_game(
         start,
         |pos: &Position| pos.turn() == human,
         time,
+        Some(&book),
         &mut input,
     ) {
         None => println!("game abandoned"),

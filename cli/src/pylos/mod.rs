@@ -37,6 +37,8 @@ enum Command {
         color: crate::pylos::game::HumanColor,
         #[command(flatten)]
         strength: crate::interactive::Strength,
+        #[command(flatten)]
+        tablebase: solve::TablebaseArgs,
     },
     /// Solve: win or loss for the side to move and in how many plies, best move, principal
     /// variation. Exact under `children` rules (no position repeats); under `standard` and
@@ -166,6 +168,7 @@ pub fn run(args: Args) -> CliResult {
             moves: None,
             color,
             strength,
+            tablebase,
         } => {
             let pos = common.position()?;
             if let Some(winner) = pos.winner() {
@@ -174,7 +177,8 @@ pub fn run(args: Args) -> CliResult {
                     color_name(winner)
                 )));
             }
-            crate::pylos::game::run_game(pos, color, strength.time_per_move())
+            let table = tablebase.open(pos.rules())?;
+            crate::pylos::game::run_game(pos, color, strength.time_per_move(), table)
         }
         Command::Perft { common, perft } => perft.run(&common.position()?, common.json),
         Command::Solve { common, search } => solve_command(&common, &search, solve::Mode::Solve),

@@ -10,12 +10,14 @@ pub use crate::common::Mode;
 use crate::common::{self, SearchArgs, TableArg};
 use crate::error::{CliError, CliResult};
 use clap::Args as ClapArgs;
+use std::time::Instant;
 use tabula_api::build::pylos::for_mover;
 use tabula_api::pylos::SolveReport;
-use tabula_engine::pylos::{Position, WIN};
+use tabula_engine::pylos::{Position, Rules, WIN};
 use tabula_solver::driver::Driver;
 use tabula_solver::games::verdict;
 use tabula_solver::SolvePolicy;
+use tabula_tablebase::pylos::{default_dir, PylosTable};
 
 /// The options of `solve` and `analyze`.
 #[derive(ClapArgs, Debug)]
@@ -34,6 +36,73 @@ pub struct SolveArgs {
     win_loss: bool,
     #[command(flatten)]
     table: TableArg,
+    #[command(flatten)]
+    tablebase: TablebaseArgs,
+}
+
+/// Where the Pylos tablebases are, for the commands that use one when it is there.
+#[derive(ClapArgs, Debug, Default)]
+pub struct TablebaseArgs {
+    /// Directory of the Pylos tablebases: the table of the position's board and rules is used
+    /// when it is there (default: $TABULA_TABLEBASES, else ./tablebases; built by `tabula
+    /// tablebase build pylos`). Given explicitly, a missing table is an error.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_tablebase")]
+    tablebase: Option<std::path::PathBuf>,
+    /// Search even when a tablebase is there.
+    #[arg(long)]
+    no_tablebase: bool,
+}
+
+impl TablebaseArgs {
+    /// The table for `rules`, if one is to be used: `None` with `--no-tablebase` or when the
+    /// default directory has none; an error when the named one is missing or a table there
+    /// cannot be read.
+    pub fn open(&self, rules: Rules) -> Result<Option<PylosTable>, CliError> {
+        if self.no_tablebase {
+            return Ok(None);
+        }
+        if let Some(dir) = &self.tablebase {
+            return crate::tablebase::pylos::open_table(Some(dir.clone()), rules).map(Some);
+        }
+        PylosTable::find(default_dir(), rules)
+            .map_err(|e| common::store_error("cannot read the tablebase", e))
+    }
+}
+
+/// The longest principal variation shown for a drawn position (the line never ends).
+const DRAW_LINE: usize = 12;
+
+/// A solve or analysis answered by the tablebase: the value, the best move and a line of best
+/// moves to the end.
+fn from_table(
+    pos: &Position,
+    table: &PylosTable,
+    started: Instant,
+) -> Result<SolveReport, CliError> {
+    use crate::tablebase::pylos::{probe_error, result_words};
+    let value = table.value(pos).map_err(probe_error)?;
+    let (result, plies) = result_words(value);
+    let line = table
+        .line(pos, plies.map_or(DRAW_LINE, |p| p as usize))
+        .map_err(probe_error)?;
+    let payoff = tabula_tablebase::pylos::payoff(pos, value).map(|v| for_mover(pos, v));
+    Ok(SolveReport {
+        position: pos.to_string(),
+        side_to_move: color_name(pos.turn()).into(),
+        result: result.into(),
+        plies,
+        value: payoff,
+        exact: true,
+        stopped: false,
+        lower: None,
+        upper: None,
+        best: line.first().map(|m| m.to_string()),
+        pv: line.iter().map(|m| m.to_string()).collect(),
+        depth: None,
+        nodes: 0,
+        time_ms: common::millis(started.elapsed()),
+        tablebase: Some(table.path().display().to_string()),
+    })
 }
 
 /// Runs a solve or an analysis of `pos` and prints its report.
@@ -43,6 +112,10 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
             "the game is over ({} wins): nothing to solve",
             color_name(winner)
         )));
+    }
+    let started = Instant::now();
+    if let Some(table) = args.tablebase.open(pos.rules())? {
+        return print(&from_table(pos, &table, started)?, json);
     }
     let exact = mode == Mode::Solve && pos.finite();
     if args.win_loss && !exact {
@@ -129,6 +202,9 @@ fn print(r: &SolveReport, json: bool) -> CliResult {
     }
     println!("best {}", r.best.as_deref().unwrap_or("-"));
     println!("pv {}", r.pv.join(" "));
-    println!("nodes {} time {} ms", r.nodes, r.time_ms);
+    match &r.tablebase {
+        Some(file) => println!("from the tablebase {file} in {} ms", r.time_ms),
+        None => println!("nodes {} time {} ms", r.nodes, r.time_ms),
+    }
     Ok(())
 }

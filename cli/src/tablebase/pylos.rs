@@ -271,7 +271,7 @@ pub fn open_table(dir: Option<PathBuf>, rules: Rules) -> Result<PylosTable, CliE
         if e.is_not_found() {
             CliError::bad_input(format!(
                 "no table {} in {} (build it with `tabula tablebase build pylos --board {} \
-                 --rules {} --takeback {}`, or name its directory with --dir or ${DIR_VARIABLE})",
+                 --rules {} --takeback {}`, or give the directory that holds it, or set ${DIR_VARIABLE})",
                 file_name(rules),
                 dir.display(),
                 u32::from(rules.board.size()),
