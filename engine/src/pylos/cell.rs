@@ -110,14 +110,14 @@ pub const SQUARES: [u32; 14] = {
     t
 };
 
-/// The 14 lines of the `mature` rules: rows and columns of level 0 (4 cells) and of level 1
-/// (3 cells).
-pub const LINES: [u32; 14] = {
-    let mut t = [0u32; 14];
+/// The rows and columns of levels 0 and 1 of a pyramid whose base is `width` wide (`N` = 4 ×
+/// `width` - 2 lines: `width` cells on level 0, `width` - 1 on level 1).
+const fn lines_table<const N: usize>(width: usize) -> [u32; N] {
+    let mut t = [0u32; N];
     let mut k = 0;
     let mut level = 0;
     while level < 2 {
-        let n = 4 - level;
+        let n = width - level;
         let mut a = 0;
         while a < n {
             let mut row = 0u32;
@@ -136,7 +136,11 @@ pub const LINES: [u32; 14] = {
         level += 1;
     }
     t
-};
+}
+
+/// The 14 lines of the `mature` rules: rows and columns of level 0 (4 cells) and of level 1
+/// (3 cells).
+pub const LINES: [u32; 14] = lines_table(4);
 
 /// The 5 squares of the 3×3 board (levels 0 and 1): the support sets of its 5 upper cells.
 pub const SQUARES3: [u32; 5] = [
@@ -149,31 +153,7 @@ pub const SQUARES3: [u32; 5] = [
 
 /// The 10 lines of the `mature` rules on the 3×3 board: rows and columns of level 0 (3 cells)
 /// and of level 1 (2 cells).
-pub const LINES3: [u32; 10] = {
-    let mut t = [0u32; 10];
-    let mut k = 0;
-    let mut level = 0;
-    while level < 2 {
-        let n = 3 - level;
-        let mut a = 0;
-        while a < n {
-            let mut row = 0u32;
-            let mut col = 0u32;
-            let mut b = 0;
-            while b < n {
-                row |= 1 << index_of(level, b, a);
-                col |= 1 << index_of(level, a, b);
-                b += 1;
-            }
-            t[k] = row;
-            t[k + 1] = col;
-            k += 2;
-            a += 1;
-        }
-        level += 1;
-    }
-    t
-};
+pub const LINES3: [u32; 10] = lines_table(3);
 
 /// Squares and lines of the 3×3 board together (its `mature` patterns).
 pub const SQUARES_AND_LINES3: [u32; 15] = {

@@ -46,6 +46,67 @@ pub fn stable_patterns(board: Board) -> Vec<u32> {
     patterns
 }
 
+/// The colouring index of `own` within the occupancy `occ` (at most `max` balls a colour).
+pub(crate) fn colouring_rank(occ: u32, own: u32, max: u32) -> u64 {
+    let n = occ.count_ones();
+    let b = own.count_ones();
+    let mut index = 0u64;
+    for smaller in 0..b {
+        if n - smaller <= max {
+            index += BINOMIAL[n as usize][smaller as usize];
+        }
+    }
+    let mut seen = 0usize;
+    let mut chosen = 0usize;
+    let mut m = occ;
+    while m != 0 {
+        let c = m.trailing_zeros();
+        m &= m - 1;
+        if own & (1 << c) != 0 {
+            chosen += 1;
+            index += BINOMIAL[seen][chosen];
+        }
+        seen += 1;
+    }
+    index
+}
+
+/// The inverse of [`colouring_rank`]: the `own` balls of colouring `index` of `occ`.
+pub(crate) fn colouring_unrank(occ: u32, mut index: u64, max: u32) -> u32 {
+    let n = occ.count_ones();
+    let mut b = 0;
+    loop {
+        if n - b <= max && b <= max {
+            let size = BINOMIAL[n as usize][b as usize];
+            if index < size {
+                break;
+            }
+            index -= size;
+        }
+        b += 1;
+    }
+    let mut cells = [0u8; 32];
+    let mut len = 0;
+    let mut m = occ;
+    while m != 0 {
+        cells[len] = m.trailing_zeros() as u8;
+        m &= m - 1;
+        len += 1;
+    }
+    let mut own = 0u32;
+    let mut chosen = b as usize;
+    let mut seen = len;
+    while chosen > 0 {
+        seen -= 1;
+        if BINOMIAL[seen][chosen] <= index {
+            index -= BINOMIAL[seen][chosen];
+            own |= 1 << cells[seen];
+            chosen -= 1;
+        }
+    }
+    own
+}
+
 /// The occupancy-pattern table behind [`Indexer::rank`] and [`Indexer::unrank`].
 #[derive(Clone, Debug)]
 pub struct Indexer {
@@ -107,28 +168,7 @@ impl Indexer {
             .patterns
             .binary_search(&occ)
             .expect("a position's occupancy is stable");
-        let n = occ.count_ones();
-        let black = pos.balls(Color::Black);
-        let b = black.count_ones();
-        let mut index = 0u64;
-        for smaller in 0..b {
-            if n - smaller <= max {
-                index += BINOMIAL[n as usize][smaller as usize];
-            }
-        }
-        // Colex rank of the black balls among the balls in cell order.
-        let mut seen = 0usize;
-        let mut chosen = 0usize;
-        let mut m = occ;
-        while m != 0 {
-            let c = m.trailing_zeros();
-            m &= m - 1;
-            if black & (1 << c) != 0 {
-                chosen += 1;
-                index += BINOMIAL[seen][chosen];
-            }
-            seen += 1;
-        }
+        let index = colouring_rank(occ, pos.balls(Color::Black), max);
         2 * (self.offsets[k] + index) + (pos.turn() == Color::White) as u64
     }
 
@@ -148,32 +188,7 @@ impl Indexer {
         let rest = index / 2;
         let k = self.offsets.partition_point(|&o| o <= rest) - 1;
         let occ = self.patterns[k];
-        let n = occ.count_ones();
-        let mut index = rest - self.offsets[k];
-        let mut b = 0;
-        loop {
-            if n - b <= max && b <= max {
-                let size = BINOMIAL[n as usize][b as usize];
-                if index < size {
-                    break;
-                }
-                index -= size;
-            }
-            b += 1;
-        }
-        // Undo the colex rank: the highest chosen element first.
-        let cells: Vec<u32> = (0..30).filter(|c| occ & (1 << c) != 0).collect();
-        let mut black = 0u32;
-        let mut chosen = b as usize;
-        let mut seen = cells.len();
-        while chosen > 0 {
-            seen -= 1;
-            if BINOMIAL[seen][chosen] <= index {
-                index -= BINOMIAL[seen][chosen];
-                black |= 1 << cells[seen];
-                chosen -= 1;
-            }
-        }
+        let black = colouring_unrank(occ, rest - self.offsets[k], max);
         let white = occ & !black;
         Position::from_masks(black, white, turn, rules).ok()
     }

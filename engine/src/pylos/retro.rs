@@ -26,9 +26,8 @@
 use super::cell::{self, covered, SUPPORTS};
 use super::mv::Move;
 use super::position::{Color, Position};
-use super::rank::{colourings, stable_patterns};
+use super::rank::{colouring_rank, colouring_unrank, colourings, stable_patterns};
 use super::rules::{Board, Rules, Takeback};
-use crate::combinatorics::BINOMIAL;
 use crate::retro::{Outcome, Retrograde};
 use crate::Game;
 
@@ -60,67 +59,6 @@ fn canonical_masks(board: Board, occ: u32, own: u32) -> (u32, u32) {
         }
     }
     best
-}
-
-/// The colouring index of `own` within the occupancy `occ` (at most `max` balls a colour).
-fn colouring_rank(occ: u32, own: u32, max: u32) -> u64 {
-    let n = occ.count_ones();
-    let b = own.count_ones();
-    let mut index = 0u64;
-    for smaller in 0..b {
-        if n - smaller <= max {
-            index += BINOMIAL[n as usize][smaller as usize];
-        }
-    }
-    let mut seen = 0usize;
-    let mut chosen = 0usize;
-    let mut m = occ;
-    while m != 0 {
-        let c = m.trailing_zeros();
-        m &= m - 1;
-        if own & (1 << c) != 0 {
-            chosen += 1;
-            index += BINOMIAL[seen][chosen];
-        }
-        seen += 1;
-    }
-    index
-}
-
-/// The inverse of [`colouring_rank`]: the `own` balls of colouring `index` of `occ`.
-fn colouring_unrank(occ: u32, mut index: u64, max: u32) -> u32 {
-    let n = occ.count_ones();
-    let mut b = 0;
-    loop {
-        if n - b <= max && b <= max {
-            let size = BINOMIAL[n as usize][b as usize];
-            if index < size {
-                break;
-            }
-            index -= size;
-        }
-        b += 1;
-    }
-    let mut cells = [0u8; 32];
-    let mut len = 0;
-    let mut m = occ;
-    while m != 0 {
-        cells[len] = m.trailing_zeros() as u8;
-        m &= m - 1;
-        len += 1;
-    }
-    let mut own = 0u32;
-    let mut chosen = b as usize;
-    let mut seen = len;
-    while chosen > 0 {
-        seen -= 1;
-        if BINOMIAL[seen][chosen] <= index {
-            index -= BINOMIAL[seen][chosen];
-            own |= 1 << cells[seen];
-            chosen -= 1;
-        }
-    }
-    own
 }
 
 /// Every subset of `mask` of at most two cells (the empty set first).

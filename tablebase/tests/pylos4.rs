@@ -1,0 +1,91 @@
+//! The full-board tables against the search, where a table has been built (hours and 7 GB:
+//! not in CI). Run with the directory of the tables:
+//!
+//! ```sh
+//! TABULA_TABLEBASES=DIR cargo test --release -p tabula-tablebase --test pylos4 -- --ignored --nocapture
+//! ```
+//!
+//! Under `children` rules the search is exact, so every position must agree: 200 positions of
+//! seeded random games, 14 to 22 plies in. Under take-back rules (when their tables are there),
+//! wherever the search proves a win or loss within its node budget.
+
+use tabula_engine::playout::Rng;
+use tabula_engine::pylos::{Position, Rules, Variant};
+use tabula_engine::Game;
+use tabula_solver::driver::{Analysis, Config, Driver, Limits, Solve};
+use tabula_solver::{AtomicTable, SolvePolicy};
+use tabula_tablebase::pylos::{default_dir, payoff, PylosTable};
+
+fn positions(rules: Rules, count: usize, min_plies: usize, max_plies: usize) -> Vec<Position> {
+    let mut out = Vec::new();
+    let mut moves = Vec::new();
+    let mut seed = 0;
+    while out.len() < count {
+        seed += 1;
+        let mut rng = Rng::new(seed);
+        let plies = min_plies + rng.below(max_plies - min_plies + 1);
+        let mut pos = Position::start(rules);
+        for _ in 0..plies {
+            if pos.is_terminal() {
+                break;
+            }
+            moves.clear();
+            pos.legal_moves(&mut moves);
+            pos = pos.play(moves[rng.below(moves.len())]);
+        }
+        if !pos.is_terminal() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs a full-board table (TABULA_TABLEBASES=DIR)"]
+fn full_board_tables_agree_with_the_search() {
+    let dir = default_dir();
+    let mut tables = 0;
+    for rules in Rules::ALL {
+        let Some(table) = PylosTable::find(&dir, rules).unwrap() else {
+            continue;
+        };
+        tables += 1;
+        let (mut compared, mut nodes) = (0, 0u64);
+        let started = std::time::Instant::now();
+        for pos in positions(rules, 200, 14, 22) {
+            let want = payoff(&pos, table.value(&pos).unwrap()).unwrap();
+            let tt = AtomicTable::with_megabytes(256);
+            let limits = Limits {
+                nodes: (!pos.finite()).then_some(5_000_000),
+                ..Limits::none()
+            };
+            let driver = Driver::new(&tt, Config::default(), limits);
+            let got = if pos.finite() {
+                match driver.solve(&pos) {
+                    Solve::Solved { line, stats } => {
+                        nodes += stats.nodes;
+                        Some(line.value)
+                    }
+                    other => panic!("{rules}: {pos}: {other:?}"),
+                }
+            } else {
+                match driver.analyze(&pos, 40, |_| {}) {
+                    Analysis::Exact { line, .. } if line.value != 0 => Some(line.value),
+                    _ => None,
+                }
+            };
+            if let Some(got) = got {
+                assert_eq!(got, want, "{rules}: {pos}");
+                compared += 1;
+            }
+        }
+        eprintln!(
+            "{rules}: {compared} of 200 positions agree with the search ({nodes} nodes, {:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+        if rules.variant == Variant::Children {
+            assert_eq!(compared, 200, "{rules}");
+        }
+    }
+    assert!(tables > 0, "no full-board table in {}", dir.display());
+}
