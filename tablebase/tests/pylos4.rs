@@ -77,6 +77,7 @@ fn full_board_tables_agree_with_the_search() {
             if let Some(got) = got {
                 assert_eq!(got, want, "{rules}: {pos}");
                 compared += 1;
+                eprintln!("{rules}: {compared}: {pos} {want} (agrees)");
             }
         }
         eprintln!(
