@@ -10,6 +10,9 @@
 //! are all won, the longest at `d - 1` (lost at `d`); a round that decides nothing ends it and
 //! the rest are draws. Every position's tablebase value must equal it, for all rule sets.
 
+mod common;
+
+use common::random_positions;
 use std::collections::HashMap;
 
 use tabula_engine::pylos::{Board, Cell, Color, Position, PylosSpace, Rules};
@@ -160,29 +163,6 @@ fn every_position_of_the_small_board_matches_value_iteration() {
     }
 }
 
-/// Positions of seeded random games on the small board, a few plies in.
-fn random_positions(rules: Rules, games: u64) -> Vec<Position> {
-    let mut out = Vec::new();
-    let mut moves = Vec::new();
-    for seed in 0..games {
-        let mut rng = tabula_engine::playout::Rng::new(seed + 1);
-        let mut pos = Position::start(rules);
-        let plies = 2 + rng.below(16);
-        for _ in 0..plies {
-            if pos.is_terminal() {
-                break;
-            }
-            moves.clear();
-            pos.legal_moves(&mut moves);
-            pos = pos.play(moves[rng.below(moves.len())]);
-        }
-        if !pos.is_terminal() {
-            out.push(pos);
-        }
-    }
-    out
-}
-
 fn built(test: &str, rules: Rules) -> PylosTable {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(test);
     std::fs::create_dir_all(&dir).unwrap();
@@ -201,7 +181,7 @@ fn the_search_agrees_with_the_table_on_the_small_board() {
         let mut proven = 0;
         // Under take-back rules, positions the table calls decided within 9 plies (the search
         // cannot prove a draw, nor deep results quickly).
-        let positions = random_positions(rules, 600)
+        let positions = random_positions(rules, 600, 2, 17)
             .into_iter()
             .filter(|p| p.finite() || table.value(p).unwrap().plies().is_some_and(|d| d <= 9));
         let positions: Vec<Position> = positions.take(60).collect();
@@ -243,7 +223,7 @@ fn the_search_agrees_with_the_table_on_the_small_board() {
 fn the_table_serves_the_search_as_its_oracle() {
     let rules = Rules::all_on(Board::Three)[2];
     let table = built("pylos3-oracle", rules);
-    for pos in random_positions(rules, 40) {
+    for pos in random_positions(rules, 40, 2, 17) {
         let want = payoff(&pos, table.value(&pos).unwrap()).unwrap();
         let tt = AtomicTable::with_megabytes(4);
         let driver = Driver::with_oracle(&tt, Config::default(), Limits::none(), &table);

@@ -9,36 +9,13 @@
 //! seeded random games, 14 to 22 plies in. Under take-back rules (when their tables are there),
 //! wherever the search proves a win or loss within its node budget.
 
-use tabula_engine::playout::Rng;
-use tabula_engine::pylos::{Position, Rules, Variant};
-use tabula_engine::Game;
+mod common;
+
+use common::random_positions;
+use tabula_engine::pylos::{Rules, Variant};
 use tabula_solver::driver::{Analysis, Config, Driver, Limits, Solve};
 use tabula_solver::{AtomicTable, SolvePolicy};
 use tabula_tablebase::pylos::{default_dir, payoff, PylosTable};
-
-fn positions(rules: Rules, count: usize, min_plies: usize, max_plies: usize) -> Vec<Position> {
-    let mut out = Vec::new();
-    let mut moves = Vec::new();
-    let mut seed = 0;
-    while out.len() < count {
-        seed += 1;
-        let mut rng = Rng::new(seed);
-        let plies = min_plies + rng.below(max_plies - min_plies + 1);
-        let mut pos = Position::start(rules);
-        for _ in 0..plies {
-            if pos.is_terminal() {
-                break;
-            }
-            moves.clear();
-            pos.legal_moves(&mut moves);
-            pos = pos.play(moves[rng.below(moves.len())]);
-        }
-        if !pos.is_terminal() {
-            out.push(pos);
-        }
-    }
-    out
-}
 
 #[test]
 #[ignore = "needs a full-board table (TABULA_TABLEBASES=DIR)"]
@@ -52,7 +29,7 @@ fn full_board_tables_agree_with_the_search() {
         tables += 1;
         let (mut compared, mut nodes) = (0, 0u64);
         let started = std::time::Instant::now();
-        for pos in positions(rules, 200, 14, 22) {
+        for pos in random_positions(rules, 200, 14, 22) {
             let want = payoff(&pos, table.value(&pos).unwrap()).unwrap();
             let tt = AtomicTable::with_megabytes(256);
             let limits = Limits {
