@@ -100,12 +100,9 @@ enum BoardSize {
     Three,
 }
 
+/// The rule options of every Pylos command (and of its tablebases).
 #[derive(ClapArgs, Debug)]
-struct Common {
-    /// Position string (default: the start position of the board,
-    /// `..../..../..../....|.../.../...|../..|. b` on the 4×4 board).
-    #[arg(long, short, allow_hyphen_values = true)]
-    position: Option<String>,
+pub struct RulesArgs {
     /// The board: 4 (the game) or 3 (a 3×3 base, levels 3×3, 2×2, 1; 7 balls each).
     #[arg(long, value_enum, default_value_t = BoardSize::Four)]
     board: BoardSize,
@@ -115,13 +112,11 @@ struct Common {
     /// Take-back option.
     #[arg(long, value_enum, default_value_t = TakebackOption::Optional)]
     takeback: TakebackOption,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
 }
 
-impl Common {
-    fn rules(&self) -> Rules {
+impl RulesArgs {
+    /// The rules the options name.
+    pub fn rules(&self) -> Rules {
         let variant = match self.rules {
             RuleSet::Children => pylos::Variant::Children,
             RuleSet::Standard => pylos::Variant::Standard,
@@ -136,6 +131,25 @@ impl Common {
             BoardSize::Three => Board::Three,
         };
         Rules::new(variant, takeback).on(board)
+    }
+}
+
+#[derive(ClapArgs, Debug)]
+struct Common {
+    /// Position string (default: the start position of the board,
+    /// `..../..../..../....|.../.../...|../..|. b` on the 4×4 board).
+    #[arg(long, short, allow_hyphen_values = true)]
+    position: Option<String>,
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+impl Common {
+    fn rules(&self) -> Rules {
+        self.rules.rules()
     }
 
     fn position(&self) -> Result<Position, CliError> {

@@ -8,7 +8,7 @@ use clap::Args as ClapArgs;
 use tabula_api::tablebase::{
     Census, Longest, PylosBuildReport, PylosMoveValue, PylosProbeReport, PylosRules,
 };
-use tabula_engine::pylos::{Board, Position, PylosSpace, Rules, Takeback, Variant};
+use tabula_engine::pylos::{Position, PylosSpace, Rules};
 use tabula_engine::Retrograde;
 use tabula_tablebase::pylos::{default_dir, file_name, ProbeError, PylosTable, DIR_VARIABLE};
 use tabula_tablebase::retro::{self, BuildError, BuildOptions, Phase, Progress, Value};
@@ -16,26 +16,7 @@ use tabula_tablebase::Existing;
 
 use crate::common::{millis, print_json, store_error};
 use crate::error::{CliError, CliResult};
-
-/// The rules a table is for.
-#[derive(ClapArgs, Debug)]
-pub struct RulesArgs {
-    /// The board: 4 (the game) or 3 (a 3×3 base, levels 3×3, 2×2, 1; 7 balls each).
-    #[arg(long, default_value = "4")]
-    board: Board,
-    /// Rule set: children, standard or mature.
-    #[arg(long, default_value = "standard")]
-    rules: Variant,
-    /// Take-back option: optional or compulsory.
-    #[arg(long, default_value = "optional")]
-    takeback: Takeback,
-}
-
-impl RulesArgs {
-    fn rules(&self) -> Result<Rules, CliError> {
-        Ok(Rules::new(self.rules, self.takeback).on(self.board))
-    }
-}
+use crate::pylos::RulesArgs;
 
 /// `tabula tablebase build pylos`.
 #[derive(ClapArgs, Debug)]
@@ -183,7 +164,7 @@ fn build_error(e: BuildError) -> CliError {
 }
 
 pub(super) fn build(args: BuildArgs) -> CliResult {
-    let rules = args.rules.rules()?;
+    let rules = args.rules.rules();
     let dir = dir_or_default(args.dir);
     if !dir.exists() {
         std::fs::create_dir_all(&dir).map_err(|e| {
@@ -302,7 +283,7 @@ pub fn result_words(v: Value) -> (&'static str, Option<u32>) {
 }
 
 pub(super) fn probe(args: ProbeArgs) -> CliResult {
-    let rules = args.rules.rules()?;
+    let rules = args.rules.rules();
     let pos = match &args.position {
         Some(text) => Position::parse(text, rules)
             .map_err(|e| CliError::bad_input(format!("invalid --position: {e}")))?,
