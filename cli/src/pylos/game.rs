@@ -102,8 +102,9 @@ pub fn run_game(
     }
     let book = |pos: &Position| -> Option<Suggestion<Move>> {
         let table = tablebase.as_ref()?;
+        // The best move's value for the side to move is the position's: no second probe.
         let best = table.moves(pos).ok()?.into_iter().next()?;
-        let value = payoff(pos, table.value(pos).ok()?)?;
+        let value = payoff(pos, best.value)?;
         Some(Suggestion {
             mv: best.mv,
             value: Some((value, true)),
