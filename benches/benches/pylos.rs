@@ -9,7 +9,10 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use tabula_engine::perft::perft;
-use tabula_engine::pylos::{Position, Rules, Takeback, Variant, START};
+use tabula_engine::pylos::cell::transform_mask;
+use tabula_engine::pylos::{Position, PylosSpace, Rules, Takeback, Variant, START};
+use tabula_engine::retro::Retrograde;
+use tabula_engine::{Game, D4};
 use tabula_solver::{AtomicTable, Entry, Evaluate, SearchOptions, Searcher};
 
 /// (name, rules, position, depth, nodes).
@@ -104,5 +107,65 @@ fn bench_children_solve(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_perft, bench_children_solve);
+/// The children of `pos` as canonical mover-relative (occupancy, mover's balls) pairs, by the
+/// per-ball cell map: the reference the builder's indices are counted against.
+fn reference_children(pos: &Position) -> usize {
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let mut classes: Vec<(u32, u32)> = moves
+        .iter()
+        .map(|&m| {
+            let child = pos.play(m);
+            let (occ, own) = (child.occupied(), child.balls(child.turn()));
+            D4::ALL
+                .iter()
+                .map(|&sym| (transform_mask(occ, sym), transform_mask(own, sym)))
+                .min()
+                .expect("8 symmetries")
+        })
+        .collect();
+    classes.sort_unstable();
+    classes.dedup();
+    classes.len()
+}
+
+/// What a full-board build spends its children phase on: unrank an index, generate the
+/// position's moves, rank every child (canonical under the 8 symmetries) and count the distinct
+/// ones. 4,096 indices spread evenly over the standard-rules space; the number of distinct
+/// children is asserted against [`reference_children`] first.
+fn bench_space(c: &mut Criterion) {
+    let space = PylosSpace::new(Rules::default());
+    let step = space.size() / 4096;
+    let positions: Vec<Position> = (0..4096).filter_map(|i| space.unrank(i * step)).collect();
+    let reference: usize = positions.iter().map(reference_children).sum();
+    let children = |positions: &[Position]| {
+        let mut out = Vec::new();
+        positions
+            .iter()
+            .map(|p| {
+                out.clear();
+                space.children(p, &mut out);
+                out.len()
+            })
+            .sum::<usize>()
+    };
+    assert_eq!(children(&positions), reference);
+    let mut group = c.benchmark_group("pylos-space");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    group.bench_function("children", |b| b.iter(|| children(black_box(&positions))));
+    let indices: Vec<u64> = (0..4096).map(|i| i * step).collect();
+    group.throughput(Throughput::Elements(indices.len() as u64));
+    group.bench_function("unrank", |b| {
+        b.iter(|| {
+            indices
+                .iter()
+                .filter(|&&i| space.unrank(black_box(i)).is_some())
+                .count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_perft, bench_children_solve, bench_space);
 criterion_main!(benches);

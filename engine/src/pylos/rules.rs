@@ -119,6 +119,15 @@ impl Board {
             Board::Three => &super::cell::SYMMETRY3,
         }
     }
+
+    /// The same symmetries as byte tables ([`super::cell::MaskMap`]), for mapping whole masks.
+    #[inline]
+    pub fn symmetry_maps(self) -> &'static [super::cell::MaskMap; 8] {
+        match self {
+            Board::Four => &super::cell::SYMMETRY_MAPS,
+            Board::Three => &super::cell::SYMMETRY3_MAPS,
+        }
+    }
 }
 
 impl fmt::Display for Board {
