@@ -131,8 +131,9 @@ fn reference_children(pos: &Position) -> usize {
 
 /// What a full-board build spends its children phase on: unrank an index, generate the
 /// position's moves, rank every child (canonical under the 8 symmetries) and count the distinct
-/// ones. 4,096 indices spread evenly over the standard-rules space; the number of distinct
-/// children is asserted against [`reference_children`] first.
+/// ones; and the same positions' un-moves. 4,096 indices spread evenly over the
+/// standard-rules space; the number of distinct children is asserted against
+/// [`reference_children`] first, and every parent's children checked to hold the position.
 fn bench_space(c: &mut Criterion) {
     let space = PylosSpace::new(Rules::default());
     let step = space.size() / 4096;
@@ -154,6 +155,31 @@ fn bench_space(c: &mut Criterion) {
     group.sample_size(20);
     group.throughput(Throughput::Elements(positions.len() as u64));
     group.bench_function("children", |b| b.iter(|| children(black_box(&positions))));
+    // Un-moves, as the propagation phases of a build use them: every parent must list the
+    // position among its children.
+    let parents = |positions: &[Position]| {
+        let mut out = Vec::new();
+        positions
+            .iter()
+            .map(|p| {
+                out.clear();
+                space.parents(p, &mut out);
+                out.len()
+            })
+            .sum::<usize>()
+    };
+    let mut kids = Vec::new();
+    for p in &positions {
+        let mut ps = Vec::new();
+        space.parents(p, &mut ps);
+        for &q in &ps {
+            kids.clear();
+            space.children(&space.unrank(q).expect("a parent"), &mut kids);
+            assert!(kids.contains(&space.rank(p)), "{p}: parent {q}");
+        }
+    }
+    assert!(parents(&positions) > positions.len());
+    group.bench_function("parents", |b| b.iter(|| parents(black_box(&positions))));
     let indices: Vec<u64> = (0..4096).map(|i| i * step).collect();
     group.throughput(Throughput::Elements(indices.len() as u64));
     group.bench_function("unrank", |b| {

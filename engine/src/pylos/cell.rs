@@ -514,8 +514,8 @@ mod tests {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         for (tables, maps) in [(&SYMMETRY, &SYMMETRY_MAPS), (&SYMMETRY3, &SYMMETRY3_MAPS)] {
             for (table, map) in tables.iter().zip(maps.iter()) {
-                for c in 0..NUM_CELLS {
-                    assert_eq!(map.apply(1 << c), 1 << table[c]);
+                for (c, &image) in table.iter().enumerate() {
+                    assert_eq!(map.apply(1 << c), 1 << image);
                 }
                 for _ in 0..10_000 {
                     x ^= x << 13;

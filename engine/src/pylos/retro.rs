@@ -23,6 +23,8 @@
 //! under compulsory take-backs), which is the common case and several times cheaper. The tests
 //! check both against the generator: the un-moves are exactly the moves reversed.
 
+use std::cell::RefCell;
+
 use super::cell::{self, covered, SUPPORTS};
 use super::mv::Move;
 use super::position::{Color, Position};
@@ -121,6 +123,21 @@ fn canonical_masks(board: Board, occ: u32, own: u32) -> (u32, u32) {
     best
 }
 
+thread_local! {
+    /// A move list and a list of cell sets, reused by every call on the thread: allocating
+    /// and growing them afresh in each `children`, `parents` and predecessor check was a third
+    /// of a full-board build's propagation time (`perf`, standard rules).
+    static SCRATCH: RefCell<(Vec<Move>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Runs `f` with the thread's move list, emptied (calls must not nest: a nested call panics).
+fn with_scratch<R>(f: impl FnOnce(&mut Vec<Move>) -> R) -> R {
+    SCRATCH.with_borrow_mut(|s| {
+        s.0.clear();
+        f(&mut s.0)
+    })
+}
+
 /// Every subset of `mask` of at most two cells (the empty set first).
 fn subsets_up_to_two(mask: u32, out: &mut Vec<u32>) {
     out.push(0);
@@ -204,9 +221,11 @@ impl PylosSpace {
             Color::White => (opp, own),
         };
         let q = Position::from_masks(black, white, mover, self.rules).ok()?;
-        let mut moves = Vec::new();
-        q.legal_moves(&mut moves);
-        (moves.contains(&mv) && q.play(mv) == *pos).then_some(q)
+        let legal = with_scratch(|moves| {
+            q.legal_moves(moves);
+            moves.contains(&mv)
+        });
+        (legal && q.play(mv) == *pos).then_some(q)
     }
 }
 
@@ -290,9 +309,10 @@ impl Retrograde for PylosSpace {
 
     fn children(&self, pos: &Position, out: &mut Vec<u64>) {
         let start = out.len();
-        let mut moves = Vec::new();
-        pos.legal_moves(&mut moves);
-        out.extend(moves.iter().map(|&m| self.rank(&pos.play(m))));
+        with_scratch(|moves| {
+            pos.legal_moves(moves);
+            out.extend(moves.iter().map(|&m| self.rank(&pos.play(m))));
+        });
         out[start..].sort_unstable();
         let kept = dedup_len(&mut out[start..]);
         out.truncate(start + kept);
@@ -312,7 +332,8 @@ impl Retrograde for PylosSpace {
         let takebacks = !self.rules.patterns().is_empty();
         // Balls that may have been taken back: empty cells whose supports are filled, or
         // filled once the other taken ball is back.
-        let mut restorable = Vec::new();
+        let mut restorable = SCRATCH.with_borrow_mut(|s| std::mem::take(&mut s.1));
+        restorable.clear();
         if takebacks {
             let empty = cells & !occ;
             subsets_up_to_two(empty, &mut restorable);
@@ -323,7 +344,7 @@ impl Retrograde for PylosSpace {
         } else {
             restorable.push(0);
         }
-        for taken in restorable {
+        for &taken in &restorable {
             let own1 = pos.balls(mover) | taken;
             let occ1 = occ | taken;
             if own1.count_ones() > board.balls() {
@@ -384,6 +405,7 @@ impl Retrograde for PylosSpace {
                 }
             }
         }
+        SCRATCH.with_borrow_mut(|s| s.1 = restorable);
         out[start..].sort_unstable();
         let kept = dedup_len(&mut out[start..]);
         out.truncate(start + kept);
