@@ -15,12 +15,13 @@ mod common;
 use common::random_positions;
 use std::collections::HashMap;
 
+use std::sync::atomic::AtomicBool;
 use tabula_engine::pylos::{Board, Cell, Color, Position, PylosSpace, Rules};
-use tabula_engine::Game;
+use tabula_engine::{Game, Symmetric, D4};
 use tabula_solver::driver::{Analysis, Config, Driver, Limits, Solve};
 use tabula_solver::{AtomicTable, SolvePolicy};
 use tabula_tablebase::pylos::{payoff, PylosTable};
-use tabula_tablebase::retro::{build, BuildOptions, Table, Value};
+use tabula_tablebase::retro::{build, census, BuildOptions, Census, CensusError, Table, Value};
 
 /// Every position of the 3×3 board under `rules`, listed by brute force.
 fn all_positions(rules: Rules) -> Vec<Position> {
@@ -160,6 +161,79 @@ fn every_position_of_the_small_board_matches_value_iteration() {
             "{rules}: {} positions: {won} won, {lost} lost, {drawn} drawn",
             positions.len()
         );
+    }
+}
+
+/// The class of a position without the ranking: the smallest (occupancy, mover's balls) over
+/// the 8 symmetries of the board.
+fn class_key(p: &Position) -> (u32, u32) {
+    D4::ALL
+        .iter()
+        .map(|&sym| {
+            let image = p.transformed(sym);
+            (image.occupied(), image.balls(image.turn()))
+        })
+        .min()
+        .expect("8 symmetries")
+}
+
+/// The census from the start against a breadth-first walk over the positions themselves
+/// (a `HashSet`, the rules engine's moves, no ranking), grouped into classes by
+/// [`class_key`], with each class's value from the independent value iteration; every member
+/// of a class must have the same value.
+#[test]
+fn the_census_counts_what_an_independent_walk_reaches() {
+    for rules in Rules::all_on(Board::Three) {
+        let table = built("pylos3-census", rules);
+        let positions = all_positions(rules);
+        let values: HashMap<Position, Value> = positions
+            .iter()
+            .copied()
+            .zip(independent_values(&positions))
+            .collect();
+        let start = Position::start(rules);
+        let mut seen = std::collections::HashSet::from([start]);
+        let mut frontier = vec![start];
+        let mut moves = Vec::new();
+        while let Some(p) = frontier.pop() {
+            if p.is_terminal() {
+                continue;
+            }
+            moves.clear();
+            p.legal_moves(&mut moves);
+            for &m in &moves {
+                let child = p.play(m);
+                if seen.insert(child) {
+                    frontier.push(child);
+                }
+            }
+        }
+        let mut classes: HashMap<(u32, u32), Value> = HashMap::new();
+        for p in &seen {
+            let v = values[p];
+            let class = *classes.entry(class_key(p)).or_insert(v);
+            assert_eq!(class, v, "{rules}: {p} differs from its class");
+        }
+        let count = |f: fn(&Value) -> bool| classes.values().filter(|v| f(v)).count() as u64;
+        let want = Census {
+            positions: classes.len() as u64,
+            won: count(|v| matches!(v, Value::Win(_))),
+            lost: count(|v| matches!(v, Value::Loss(_))),
+            drawn: count(|v| matches!(v, Value::Draw)),
+        };
+        let mut plies = 0;
+        let got = census(table.space(), table.table(), &start, None, |p| {
+            assert_eq!(p.ply, plies);
+            plies += 1;
+        })
+        .unwrap();
+        assert_eq!(got, want, "{rules}");
+        assert!(plies > 10, "{rules}: {plies} plies");
+        let stop = AtomicBool::new(true);
+        assert!(matches!(
+            census(table.space(), table.table(), &start, Some(&stop), |_| {}),
+            Err(CensusError::Interrupted)
+        ));
     }
 }
 

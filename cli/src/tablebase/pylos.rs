@@ -59,7 +59,8 @@ pub struct ProbeArgs {
     #[arg(long)]
     dir: Option<PathBuf>,
     /// Also count the positions reachable from this one by their value (a walk over every
-    /// reachable position: instant on the 3×3 board, long on the full one).
+    /// reachable position, on every core, one progress line a ply on stderr: instant on the
+    /// 3×3 board, long on the full one).
     #[arg(long)]
     census: bool,
     /// Print JSON instead of text.
@@ -294,8 +295,19 @@ pub(super) fn probe(args: ProbeArgs) -> CliResult {
     let value = table.value(&pos).map_err(probe_error)?;
     let moves = table.moves(&pos).map_err(probe_error)?;
     let reachable = if args.census {
-        let c = retro::census(table.space(), table.table(), &pos)
-            .map_err(|e| store_error("cannot read the table", e))?;
+        let c = retro::census(
+            table.space(),
+            table.table(),
+            &pos,
+            Some(crate::common::interrupt_flag()),
+            |p| eprintln!("{p}"),
+        )
+        .map_err(|e| match e {
+            retro::CensusError::Store(e) => store_error("cannot read the table", e),
+            retro::CensusError::Interrupted => {
+                CliError::interrupted("interrupted; the census was not finished")
+            }
+        })?;
         Some(Census {
             positions: c.positions,
             won: c.won,

@@ -1,5 +1,9 @@
 //! [`census`]: the positions reachable from a root, counted by their value in a table.
 
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use rayon::prelude::*;
 use tabula_engine::retro::Retrograde;
 use tabula_store::StoreError;
 
@@ -15,44 +19,139 @@ pub struct Census {
     pub drawn: u64,
 }
 
+impl Census {
+    fn add(mut self, other: Census) -> Census {
+        self.positions += other.positions;
+        self.won += other.won;
+        self.lost += other.lost;
+        self.drawn += other.drawn;
+        self
+    }
+}
+
+/// A report after each ply of a [`census`] walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CensusProgress {
+    /// Plies from the root of the ply just counted (the root is ply 0).
+    pub ply: u32,
+    /// Classes first reached at that ply.
+    pub frontier: u64,
+    /// Classes counted so far, that ply included.
+    pub so_far: u64,
+}
+
+impl fmt::Display for CensusProgress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "census: ply {}: {} new, {} so far",
+            self.ply, self.frontier, self.so_far
+        )
+    }
+}
+
+/// Why a [`census`] stopped.
+#[derive(Debug)]
+pub enum CensusError {
+    /// Reading the table.
+    Store(StoreError),
+    /// The interrupt flag was set; nothing is counted.
+    Interrupted,
+}
+
+impl fmt::Display for CensusError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CensusError::Store(e) => write!(f, "{e}"),
+            CensusError::Interrupted => write!(f, "interrupted before the census was complete"),
+        }
+    }
+}
+
+impl std::error::Error for CensusError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CensusError::Store(e) => Some(e),
+            CensusError::Interrupted => None,
+        }
+    }
+}
+
+impl From<StoreError> for CensusError {
+    fn from(e: StoreError) -> Self {
+        CensusError::Store(e)
+    }
+}
+
+/// Frontier indices per parallel task: large enough that a task's overhead is lost in its
+/// move generations, small enough that an interrupt is seen within a fraction of a second.
+const CHUNK: usize = 4096;
+
 /// Walks every class reachable from `root` (breadth first over [`Retrograde::children`], one
-/// bit per index) and counts them by their value in `table`. Memory: one bit per index of the
-/// space plus the widest ply of the walk; time: one move generation per reachable class.
-pub fn census<G: Retrograde>(
+/// bit per index) and counts them by their value in `table`, in parallel on the current rayon
+/// pool; the counts do not depend on the number of threads (each class is counted once, by
+/// whichever thread first sets its bit). Memory: one bit per index of the space plus two plies
+/// of the walk (8 bytes a class); time: one move generation per reachable class. `progress`
+/// hears of every ply; `interrupt`, checked between tasks, stops the walk with
+/// [`CensusError::Interrupted`].
+pub fn census<G: Retrograde + Sync>(
     game: &G,
     table: &Table,
     root: &G::Position,
-) -> Result<Census, StoreError> {
+    interrupt: Option<&AtomicBool>,
+    mut progress: impl FnMut(&CensusProgress),
+) -> Result<Census, CensusError> {
     let size = game.size();
-    let mut seen = vec![0u64; size.div_ceil(64) as usize];
-    let mut mark = |i: u64| {
-        let (word, bit) = ((i / 64) as usize, 1u64 << (i % 64));
-        let new = seen[word] & bit == 0;
-        seen[word] |= bit;
-        new
+    let seen: Vec<AtomicU64> = (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    // True for the one caller that sets the bit.
+    let mark = |i: u64| {
+        let bit = 1u64 << (i % 64);
+        seen[(i / 64) as usize].fetch_or(bit, Ordering::Relaxed) & bit == 0
     };
+    let stopped = || interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
     let first = game.rank(root);
     mark(first);
     let mut frontier = vec![first];
-    let mut next = Vec::new();
-    let mut kids = Vec::new();
-    let mut out = Census::default();
+    let mut total = Census::default();
+    let mut ply = 0;
     while !frontier.is_empty() {
-        for &i in &frontier {
-            out.positions += 1;
-            match table.value(i)? {
-                Value::Win(_) => out.won += 1,
-                Value::Loss(_) => out.lost += 1,
-                Value::Draw => out.drawn += 1,
-                Value::Hole => {}
-            }
-            let Some(pos) = game.unrank(i) else { continue };
-            kids.clear();
-            game.children(&pos, &mut kids);
-            next.extend(kids.iter().copied().filter(|&k| mark(k)));
+        let parts = frontier
+            .par_chunks(CHUNK)
+            .map(|chunk| -> Result<(Census, Vec<u64>), CensusError> {
+                if stopped() {
+                    return Err(CensusError::Interrupted);
+                }
+                let mut count = Census::default();
+                let mut next = Vec::new();
+                let mut kids = Vec::new();
+                for &i in chunk {
+                    count.positions += 1;
+                    match table.value(i)? {
+                        Value::Win(_) => count.won += 1,
+                        Value::Loss(_) => count.lost += 1,
+                        Value::Draw => count.drawn += 1,
+                        Value::Hole => {}
+                    }
+                    let Some(pos) = game.unrank(i) else { continue };
+                    kids.clear();
+                    game.children(&pos, &mut kids);
+                    next.extend(kids.iter().copied().filter(|&k| mark(k)));
+                }
+                Ok((count, next))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let reached = frontier.len() as u64;
+        frontier = Vec::with_capacity(parts.iter().map(|(_, n)| n.len()).sum());
+        for (count, next) in parts {
+            total = total.add(count);
+            frontier.extend(next);
         }
-        std::mem::swap(&mut frontier, &mut next);
-        next.clear();
+        progress(&CensusProgress {
+            ply,
+            frontier: reached,
+            so_far: total.positions,
+        });
+        ply += 1;
     }
-    Ok(out)
+    Ok(total)
 }

@@ -129,7 +129,7 @@ use std::time::Duration;
 use tabula_engine::retro::Retrograde;
 use tabula_store::{Existing, Kind, StoreError};
 
-pub use census::{census, Census};
+pub use census::{census, Census, CensusError, CensusProgress};
 pub use solve::build;
 pub use table::Table;
 
