@@ -68,6 +68,8 @@ pub fn run(args: Args) -> CliResult {
         header_read_timeout: Duration::from_secs(args.header_timeout),
         max_connections: usize::try_from(args.max_connections).unwrap_or(256),
     };
+    // Before the runtime's threads exist, so that none of them gets an arena past the cap.
+    tabula_server::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

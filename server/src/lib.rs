@@ -176,7 +176,7 @@ pub fn router(config: ServerConfig) -> Router {
 /// errors of `accept` are retried (after a pause when they are not about one connection, such
 /// as running out of file descriptors).
 pub async fn run(listener: tokio::net::TcpListener, config: ServerConfig) -> std::io::Result<()> {
-    mmap_large_allocations();
+    tune_allocator();
     let config = config.clamped();
     let header_read_timeout = config.header_read_timeout;
     let connections = Arc::new(Semaphore::new(config.max_connections));
@@ -208,26 +208,47 @@ pub async fn run(listener: tokio::net::TcpListener, config: ServerConfig) -> std
     }
 }
 
-/// Makes glibc serve every allocation of 1 MiB or more (each search's transposition table)
-/// with its own `mmap`, given back to the system when freed.
+/// Tunes glibc's allocator for a long-running server; [`run`] calls it, and a program should
+/// call it once more before it starts its runtime's threads (the CLI does), since a thread that
+/// already has an arena keeps it. A no-op off glibc.
 ///
-/// By default glibc raises its mmap threshold to the size of the last such block freed (up to
-/// 32 MiB), so after the first search the tables of 16 MiB come from the per-thread heaps, where
-/// a freed table stays resident: under load, 8 searches at once left 1.2 GiB resident (64 at
-/// once: 8.8 GiB) for 8 × 16 MiB of live tables; with a fixed threshold, 139 MiB at the peak and
-/// 8 MiB once idle (docs/results.md, "AI service under load").
+/// **Large blocks.** Every allocation of 1 MiB or more (each search's transposition table) gets
+/// its own `mmap`, given back to the system when freed. By default glibc raises its mmap
+/// threshold to the size of the last such block freed (up to 32 MiB), so after the first search
+/// the tables of 16 MiB came from the per-thread heaps, where a freed table stays resident:
+/// under load, 8 searches at once left 1.2 GiB resident (64 at once: 8.8 GiB) for 8 × 16 MiB of
+/// live tables; with a fixed threshold, 139 MiB at the peak and 8 MiB once idle
+/// (docs/results.md, "AI service under load").
+///
+/// **Arenas.** At most one malloc arena per core, where glibc allows eight per core. Searches
+/// run on the runtime's blocking threads, which come and go; each new thread may take an
+/// arena not used before, so the memory kept between bursts crept up for many minutes (a
+/// 20-minute soak: +612, +108, +40, +28 KiB per 5 minutes). Under `MALLOC_ARENA_MAX=1` the
+/// same soak was flat after its first minute (docs/results.md, "HTTP: soak").
+///
+/// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_ARENA_MAX` set in the environment keeps its value.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
-fn mmap_large_allocations() {
-    // SAFETY: mallopt only changes a tunable of glibc's allocator, under glibc's own lock; it
+pub fn tune_allocator() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let arenas = libc::c_int::try_from(cores).unwrap_or(libc::c_int::MAX);
+    // A setting in the environment (glibc's own variables) wins over ours.
+    let unset = |name: &str| std::env::var_os(name).is_none();
+    // SAFETY: mallopt only changes tunables of glibc's allocator, under glibc's own lock; it
     // touches no memory of ours, and a failure (return 0) leaves the default in place.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+        if unset("MALLOC_MMAP_THRESHOLD_") {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+        }
+        if unset("MALLOC_ARENA_MAX") {
+            libc::mallopt(libc::M_ARENA_MAX, arenas);
+        }
     }
 }
 
+/// Tunes glibc's allocator for a long-running server (a no-op off glibc).
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn mmap_large_allocations() {}
+pub fn tune_allocator() {}
 
 /// Whether an `accept` error is about one connection only (retry at once).
 fn is_connection_error(e: &std::io::Error) -> bool {
