@@ -139,17 +139,21 @@ fn bench_space(c: &mut Criterion) {
     let step = space.size() / 4096;
     let positions: Vec<Position> = (0..4096).filter_map(|i| space.unrank(i * step)).collect();
     let reference: usize = positions.iter().map(reference_children).sum();
-    let children = |positions: &[Position]| {
+    // The distinct children (or parents) of every position, summed.
+    type Neighbours = fn(&PylosSpace, &Position, &mut Vec<u64>);
+    let count = |positions: &[Position], f: Neighbours| {
         let mut out = Vec::new();
         positions
             .iter()
             .map(|p| {
                 out.clear();
-                space.children(p, &mut out);
+                f(&space, p, &mut out);
                 out.len()
             })
             .sum::<usize>()
     };
+    let children = |positions: &[Position]| count(positions, PylosSpace::children);
+    let parents = |positions: &[Position]| count(positions, PylosSpace::parents);
     assert_eq!(children(&positions), reference);
     let mut group = c.benchmark_group("pylos-space");
     group.sample_size(20);
@@ -157,17 +161,6 @@ fn bench_space(c: &mut Criterion) {
     group.bench_function("children", |b| b.iter(|| children(black_box(&positions))));
     // Un-moves, as the propagation phases of a build use them: every parent must list the
     // position among its children.
-    let parents = |positions: &[Position]| {
-        let mut out = Vec::new();
-        positions
-            .iter()
-            .map(|p| {
-                out.clear();
-                space.parents(p, &mut out);
-                out.len()
-            })
-            .sum::<usize>()
-    };
     let mut kids = Vec::new();
     for p in &positions {
         let mut ps = Vec::new();
