@@ -803,8 +803,12 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
     }
 
     /// The principal variation of a position whose value at `depth` is `value`: at each step
-    /// the first move (in move-list order) that keeps the value, followed to the end (or to
-    /// `depth`) as long as each child's value is determined by its parent's.
+    /// the first move that keeps the value, in the order of the evaluation (best for the mover
+    /// first, ties in move-list order), followed to the end (or to `depth`) as long as each
+    /// child's value is determined by its parent's. Every move tried before the one that keeps
+    /// the value costs a proof that it does not; in move-list order that was about half the
+    /// nodes of exact Bi-litaire solves (jumper suite, 23 balls: 1.18 M nodes with the line
+    /// against 0.33 M in evaluation order, position #0; docs/bilitaire.md).
     pub fn principal_variation<G: Searchable>(
         &self,
         pos: &G,
@@ -826,7 +830,18 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
                 depth - 1
             };
             let mut next = None;
-            for mv in moves {
+            // Sort small keys, not the moves (as `expand` does).
+            let max = pos.to_move() == Role::Max;
+            let mut order: Vec<(i32, usize)> = moves
+                .iter()
+                .enumerate()
+                .map(|(i, &mv)| {
+                    let e = pos.play(mv).evaluate();
+                    (if max { -e } else { e }, i)
+                })
+                .collect();
+            order.sort_unstable();
+            for mv in order.into_iter().map(|(_, i)| moves[i]) {
                 let child = pos.play(mv);
                 let keeps = match pos.to_move() {
                     Role::Max => {

@@ -71,6 +71,21 @@ pub fn simple_jump_count(balls: u64, holes: u64) -> u64 {
         .sum()
 }
 
+/// The slots whose tiles carry a hole of some simple jump (jumper, jumped ball or landing
+/// hole): the tiles the slider would have to move or remove to take every jump away.
+#[inline]
+pub fn jump_slots(balls: u64, holes: u64) -> u16 {
+    let empty = holes & !balls;
+    // The jumped hole is next to the jumper and to the landing hole, and a tile is two holes
+    // wide: it lies on the tile of one of them.
+    let mut ends = 0;
+    for dir in Direction::ALL {
+        let from = jump_sources(balls, empty, dir);
+        ends |= from | two_steps(from, dir);
+    }
+    slots_touching(ends)
+}
+
 /// True if any simple jump exists.
 #[inline]
 pub fn has_jump(balls: u64, holes: u64) -> bool {
@@ -740,5 +755,41 @@ mod tests {
             });
             assert_eq!(lines_touching(slots), expected, "{slots:#06x}");
         }
+    }
+
+    #[test]
+    fn jump_slots_are_the_tiles_under_some_jump() {
+        use super::super::geometry::holes_of;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut with_jumps = 0;
+        for _ in 0..2000 {
+            let tiles = (next() as u16) & (next() as u16 | next() as u16);
+            let holes = holes_of(tiles);
+            let balls = holes & (next() | next());
+            // Square by square: a ball, a ball next to it, a hole behind that is empty.
+            let mut expected = 0u16;
+            for from in Square::iter(balls) {
+                for dir in Direction::ALL {
+                    let (Some(over), Some(land)) = (from.offset(dir, 1), from.offset(dir, 2))
+                    else {
+                        continue;
+                    };
+                    if balls & over.bit() != 0 && holes & !balls & land.bit() != 0 {
+                        for sq in [from, over, land] {
+                            expected |= sq.slot().bit();
+                        }
+                    }
+                }
+            }
+            with_jumps += usize::from(expected != 0);
+            assert_eq!(jump_slots(balls, holes), expected, "{balls:#x} {tiles:#x}");
+        }
+        assert!(with_jumps > 500, "only {with_jumps} boards with a jump");
     }
 }
