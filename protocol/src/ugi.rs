@@ -981,7 +981,16 @@ mod tests {
         let (mut s, got) = session();
         ok(&mut s, &format!("position fen {SMALL}"));
         let lines = go(&mut s, &got, "go");
-        assert!(lines[0].starts_with("info depth 1 score balls 8 exact nodes 32 "));
+        // The value (8 balls, proven); the node count belongs to the search's move order.
+        assert!(
+            lines[0].starts_with("info depth 1 score balls 8 exact nodes "),
+            "{lines:?}"
+        );
+        let count = lines[0]["info depth 1 score balls 8 exact nodes ".len()..]
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse::<u64>().ok());
+        assert!(count.is_some_and(|n| n > 0), "{lines:?}");
         assert!(lines[0].ends_with(" pv B4-C4"), "{lines:?}");
         ok(&mut s, "game pylos rules children");
         ok(&mut s, &format!("position fen {LATE}"));
