@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use tabula_engine::pylos::rank::Indexer;
-use tabula_engine::pylos::{Board, Color, Move, Position, PylosSpace, Rules};
+use tabula_engine::pylos::{Board, Cell, Color, Move, Position, PylosSpace, Rules};
 use tabula_engine::retro::{Outcome, Retrograde};
 use tabula_engine::{Game, Symmetric, D4};
 
@@ -205,6 +205,50 @@ fn children_and_unmoves_agree_on_the_whole_small_board() {
         // Each (parent, child) pair is seen from both sides.
         assert_eq!(c, p, "{rules}");
     }
+}
+
+/// `Position::is_legal` (a membership test without listing moves; the un-moves' predecessor
+/// check) against the generator's list: every listed move, and every other move built from a
+/// listed move's source and target with any take-back of at most two cells, or from any
+/// source and target without one.
+#[test]
+fn is_legal_is_membership_in_the_generated_list() {
+    let mut checked = 0usize;
+    for board in Board::ALL {
+        for (k, rules) in Rules::all_on(board).into_iter().enumerate() {
+            let games = if board == Board::Four { 2 } else { 10 };
+            for pos in sample(rules, games, 90 + k as u64).into_iter().step_by(2) {
+                let mut moves = Vec::new();
+                pos.legal_moves(&mut moves);
+                let listed: HashSet<Move> = moves.iter().copied().collect();
+                let mut bases: HashSet<Move> = HashSet::new();
+                for to in (0..30).filter_map(Cell::from_index) {
+                    bases.insert(Move::place(to));
+                    for from in (0..30).filter_map(Cell::from_index) {
+                        bases.insert(Move::raise(from, to));
+                    }
+                }
+                for base in bases {
+                    let mut taken = vec![0u32];
+                    for a in 0..30 {
+                        taken.push(1 << a);
+                        for b in a + 1..30 {
+                            taken.push(1 << a | 1 << b);
+                        }
+                    }
+                    // Every take-back after a legal base; the base alone otherwise.
+                    let with_takebacks = moves.iter().any(|m| m.with_taken(0) == base);
+                    let masks: &[u32] = if with_takebacks { &taken } else { &taken[..1] };
+                    for &t in masks {
+                        let mv = base.with_taken(t);
+                        assert_eq!(pos.is_legal(mv), listed.contains(&mv), "{rules}: {pos}: {mv}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100_000, "{checked}");
 }
 
 #[test]

@@ -234,6 +234,12 @@ impl fmt::Display for IllegalMove {
 impl std::error::Error for IllegalMove {}
 
 impl super::Position {
+    /// Whether `mv` is one of this position's legal moves (what `legal_moves` lists), decided
+    /// without listing them.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        super::movegen::is_generated(self, mv)
+    }
+
     /// Checks that `mv` is legal here, saying why not.
     pub fn check_move(&self, mv: Move) -> Result<(), IllegalMove> {
         use crate::Game;

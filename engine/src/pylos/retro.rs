@@ -18,7 +18,8 @@
 //! **Un-moves.** [`Retrograde::parents`] reverses a move of the player who just moved: it puts
 //! back 0, 1 or 2 taken-back balls (which may include the ball just moved), lifts the moved
 //! ball off its target, and either returns it to the reserve or puts it on a lower source. A
-//! candidate with a take-back is kept only when the forward generator has that very move there;
+//! candidate with a take-back is kept only when the forward generator has that very move there
+//! (`Position::is_legal`, the generator's conditions for one move, tested against its list);
 //! one without is checked directly (a free source, an empty apex, and no completed pattern
 //! under compulsory take-backs), which is the common case and several times cheaper. The tests
 //! check both against the generator: the un-moves are exactly the moves reversed.
@@ -221,11 +222,7 @@ impl PylosSpace {
             Color::White => (opp, own),
         };
         let q = Position::from_masks(black, white, mover, self.rules).ok()?;
-        let legal = with_scratch(|moves| {
-            q.legal_moves(moves);
-            moves.contains(&mv)
-        });
-        (legal && q.play(mv) == *pos).then_some(q)
+        (q.is_legal(mv) && q.play(mv) == *pos).then_some(q)
     }
 }
 
