@@ -49,8 +49,14 @@ pub struct DfpnOptions {
     /// Key positions by their canonical image under the game's symmetries (as
     /// [`crate::SearchOptions::symmetry`]; a shared table must be keyed the same way).
     pub symmetry: bool,
-    /// The ε of the 1+ε trick; 0 is plain df-pn.
+    /// The ε of the 1+ε trick; 0 is plain df-pn. Default 0.25 with `leaf_weight` 3: on the
+    /// first 8 jumper positions of 23 balls the proofs "≥ v" took × 0.52 the nodes of
+    /// alpha-beta in total, against × 0.80 with 0 and 1 (docs/bilitaire.md).
     pub epsilon: f64,
+    /// The proof-number search's guess at a new leaf (df-pn+): a leaf whose heuristic
+    /// evaluation passes the test starts at proof number 1 and disproof number `leaf_weight`,
+    /// one that fails it the other way round; 1 is plain df-pn (every new leaf at 1, 1).
+    pub leaf_weight: u32,
     /// Stop after this many nodes ([`DfpnStats::nodes`]).
     pub nodes: Option<u64>,
     /// A flag set from outside (e.g. by a Ctrl-C handler) that stops the search.
@@ -62,7 +68,8 @@ impl Default for DfpnOptions {
         DfpnOptions {
             megabytes: 64,
             symmetry: true,
-            epsilon: 0.0,
+            epsilon: 0.25,
+            leaf_weight: 3,
             nodes: None,
             interrupt: None,
         }
@@ -147,6 +154,9 @@ impl PnTable {
 
 /// A child of an expanded node, with its numbers.
 struct Kid<G> {
+    /// The heuristic evaluation, best for the mover first: ties of the numbers go to the
+    /// child that looks best.
+    order: i32,
     pos: G,
     key: u128,
     sym: u8,
@@ -389,12 +399,22 @@ impl<'t> Dfpn<'t> {
             let child = pos.play(mv);
             self.stats.children += 1;
             let (ckey, csym) = self.key(&child);
+            let mut eval = None;
             let (pn, dn) = match self.leaf(&child, ckey, csym, child_x) {
                 Some(holds) => settled(holds),
-                None => self
-                    .table
-                    .probe(ckey, child_x)
-                    .map_or((1, 1), |s| (s.pn, s.dn)),
+                None => match self.table.probe(ckey, child_x) {
+                    Some(s) => (s.pn, s.dn),
+                    None => {
+                        let e = child.evaluate();
+                        eval = Some(e);
+                        let w = self.options.leaf_weight.max(1);
+                        if e >= child_x {
+                            (1, w)
+                        } else {
+                            (w, 1)
+                        }
+                    }
+                },
             };
             // A child that holds settles an OR node, one that fails an AND node; the others
             // settled add nothing to the numbers and are left out.
@@ -403,7 +423,9 @@ impl<'t> Dfpn<'t> {
                 break;
             }
             if pn != 0 && dn != 0 {
+                let e = eval.unwrap_or_else(|| child.evaluate());
                 kids.push(Kid {
+                    order: if or_node { -e } else { e },
                     pos: child,
                     key: ckey,
                     sym: csym,
@@ -412,6 +434,7 @@ impl<'t> Dfpn<'t> {
                 });
             }
         }
+        kids.sort_by_key(|k| k.order);
         let (mut pn, mut dn) = match decided {
             Some(holds) => settled(holds),
             // No child left open: every one went the mover's wrong way (OR) or right way (AND).
@@ -481,7 +504,7 @@ impl<'t> Dfpn<'t> {
                 decided = Some(kpn == 0);
                 (pn, dn) = settled(kpn == 0);
             } else if kpn == 0 || kdn == 0 {
-                kids.swap_remove(best);
+                kids.remove(best);
                 if kids.is_empty() {
                     (pn, dn) = settled(!or_node);
                 }
