@@ -290,12 +290,9 @@ impl<'t> Dfpn<'t> {
         if let Some(holds) = pos.decide_test(x) {
             return Some(holds);
         }
-        if let Some(slot) = self.table.probe(key, x) {
-            if slot.pn == 0 || slot.dn == 0 {
-                return Some(slot.pn == 0);
-            }
-            // Open and known: no deeper shortcut can apply (it would have settled it).
-            return None;
+        let known = self.table.probe(key, x);
+        if let Some(slot) = known.filter(|s| s.pn == 0 || s.dn == 0) {
+            return Some(slot.pn == 0);
         }
         if let Some(e) = self
             .shared
@@ -305,6 +302,10 @@ impl<'t> Dfpn<'t> {
             if i32::from(e.lower) >= x || i32::from(e.upper) < x {
                 return Some(i32::from(e.lower) >= x);
             }
+        }
+        if known.is_some() {
+            // Open and known: no deeper shortcut can apply (it would have settled it).
+            return None;
         }
         if let Some(holds) = pos.decide_test_deeper(x) {
             let (pn, dn) = settled(holds);
