@@ -4,9 +4,12 @@
 //!
 //! The match state is a [`CubeState`] from the player on roll (money or match score, cube value
 //! and owner, Crawford, Jacoby); [`cube_state`] builds it from a gnubg Match ID. Cube decisions
-//! take the cubeless evaluation of the position before the roll, [`SearchOptions::plies`]
-//! ahead, through [`cube::decide`] (Janowski's model with the advisor's cube efficiency; the
-//! Kazaross-XG2 match equity table at a match score). Plays are ranked by [`Searcher::rank`].
+//! come from the cubeful search of [`crate::cubeful`], [`SearchOptions::plies`] ahead: Janowski's
+//! model with the advisor's cube efficiency (the Kazaross-XG2 match equity table at a match
+//! score) at the leaves and both sides' cube actions at the inner nodes; at 0 plies that is
+//! [`cube::decide`] of the net's probabilities. [`Advisor::cube_cubeless_root`] keeps the older
+//! decision (the cubeless n-ply probabilities converted at the root) for comparison. Plays are
+//! ranked by [`Searcher::rank`].
 //! Everything is deterministic: the same answer on any number of threads.
 //!
 //! ```
@@ -29,6 +32,7 @@
 use tabula_engine::backgammon::{met, Dice, MatchId, Play, Position};
 
 use crate::cube::{self, CubeDecision, CubeState};
+use crate::cubeful::CubefulSearch;
 use crate::net::{Evaluator, Probabilities};
 use crate::search::{RankedPlay, SearchOptions, Searcher};
 
@@ -112,8 +116,30 @@ impl<'e> Advisor<'e> {
     }
 
     /// Before the roll: double or not for the player on roll of `pos`, and take or drop for
-    /// the opponent, with the cube as in `state`.
+    /// the opponent, with the cube as in `state`: the cubeful search's decision
+    /// ([`CubefulSearch::decide`]) at the advisor's depth, with the cubeless probabilities at
+    /// that depth.
     pub fn cube(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
+        let probabilities = self.searcher.evaluate(pos, self.plies());
+        let decision = if self.plies() == 0 {
+            cube::decide(&probabilities, state, self.cube_efficiency)
+        } else {
+            CubefulSearch::new(&self.searcher, self.cube_efficiency).decide(
+                pos,
+                state,
+                self.plies(),
+            )
+        };
+        CubeAdvice {
+            probabilities,
+            decision,
+        }
+    }
+
+    /// The decision of the earlier advisors: the cubeless probabilities at the advisor's depth
+    /// converted to cubeful values at the root only ([`cube::decide`]). The same as
+    /// [`Advisor::cube`] at 0 plies.
+    pub fn cube_cubeless_root(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
         let probabilities = self.searcher.evaluate(pos, self.plies());
         CubeAdvice {
             probabilities,
@@ -191,8 +217,15 @@ mod tests {
             a.advise(&pos, &state, None),
             Advice::Cube(CubeAdvice {
                 probabilities: p,
-                decision: cube::decide(&p, &state, 0.68)
+                decision: CubefulSearch::new(&s, 0.68).decide(&pos, &state, 1)
             })
+        );
+        assert_eq!(
+            a.cube_cubeless_root(&pos, &state),
+            CubeAdvice {
+                probabilities: p,
+                decision: cube::decide(&p, &state, 0.68)
+            }
         );
         assert_eq!(a.best_play(&pos, dice), Some(s.rank(&pos, dice)[0].play));
     }

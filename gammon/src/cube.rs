@@ -398,26 +398,71 @@ fn model(p: &[f64; 5], m: MatchScore) -> MatchModel {
     }
 }
 
-/// The cube decision of the player on roll with cubeless probabilities `p` (its own view,
-/// before rolling), the cube as in `state`, cube efficiency `x`.
-pub fn decide(p: &Probabilities, state: &CubeState, x: f64) -> CubeDecision {
-    let q = as_f64(p);
-    let (nd, dt, dp) = match state.match_score {
-        None => (
-            money_cubeful(&q, state.owner, state.jacoby, x),
-            2.0 * money_cubeful(&q, CubeOwner::Opponent, false, x),
-            1.0,
-        ),
+/// The cube after the player on roll doubles and the opponent takes: twice the value, owned by
+/// the opponent (the Jacoby rule no longer applies once the cube has been turned).
+pub fn doubled(state: &CubeState) -> CubeState {
+    CubeState {
+        value: 2 * state.value,
+        owner: CubeOwner::Opponent,
+        jacoby: false,
+        ..*state
+    }
+}
+
+/// The same cube seen by the other player (owner and score swapped).
+pub fn flipped(state: &CubeState) -> CubeState {
+    CubeState {
+        owner: match state.owner {
+            CubeOwner::Centred => CubeOwner::Centred,
+            CubeOwner::Me => CubeOwner::Opponent,
+            CubeOwner::Opponent => CubeOwner::Me,
+        },
+        match_score: state.match_score.map(|m| MatchScore {
+            score: [m.score[1], m.score[0]],
+            ..m
+        }),
+        ..*state
+    }
+}
+
+/// MWC of the player on roll after it (`won`) or its opponent wins `points` this game.
+fn mwc_after(m: &MatchScore, won: bool, points: u32) -> f64 {
+    met::equity_after(m.length, m.score, m.crawford, usize::from(!won), points, 0).unwrap_or(0.5)
+}
+
+/// The value for the player on roll of a double that is passed: money, +1 (per cube unit);
+/// match, the MWC after winning the cube's value.
+pub fn double_pass(state: &CubeState) -> f64 {
+    match state.match_score {
+        None => 1.0,
+        Some(m) => mwc_after(&m, true, state.value),
+    }
+}
+
+/// A cubeful value (money: per cube unit; match: MWC) as a normalised equity, +1 for winning
+/// and −1 for losing the cube's value as a single game (money: unchanged). Monotone, so it
+/// ranks plays the way the value does, and thresholds keep their money-equity meaning.
+pub fn normalised(value: f64, state: &CubeState) -> f64 {
+    match state.match_score {
+        None => value,
         Some(m) => {
-            let model = model(&q, m);
-            (
-                model.cubeful(&q, state.value, state.owner, x),
-                model.cubeful(&q, 2 * state.value, CubeOwner::Opponent, x),
-                model.after(0, 0, state.value),
-            )
+            let (w, l) = (
+                mwc_after(&m, true, state.value),
+                mwc_after(&m, false, state.value),
+            );
+            if w - l <= EPS {
+                0.0
+            } else {
+                2.0 * (value - l) / (w - l) - 1.0
+            }
         }
-    };
-    let may_double = state.may_double();
+    }
+}
+
+/// The decision from the doubler's three values: no double `nd`, double/take `dt` and
+/// double/pass `dp` (money: per current cube unit; match: MWC), when the rules let it double
+/// (`may_double`). Double iff `min(DT, DP) > ND`; the receiver takes iff `DT ≤ DP`.
+pub fn decision(nd: f64, dt: f64, dp: f64, may_double: bool) -> CubeDecision {
     let take = dt <= dp;
     let action = if !may_double {
         CubeAction::NoDouble
@@ -440,6 +485,28 @@ pub fn decide(p: &Probabilities, state: &CubeState, x: f64) -> CubeDecision {
         action,
         take,
     }
+}
+
+/// The cube decision of the player on roll with cubeless probabilities `p` (its own view,
+/// before rolling), the cube as in `state`, cube efficiency `x`.
+pub fn decide(p: &Probabilities, state: &CubeState, x: f64) -> CubeDecision {
+    let q = as_f64(p);
+    let (nd, dt, dp) = match state.match_score {
+        None => (
+            money_cubeful(&q, state.owner, state.jacoby, x),
+            2.0 * money_cubeful(&q, CubeOwner::Opponent, false, x),
+            1.0,
+        ),
+        Some(m) => {
+            let model = model(&q, m);
+            (
+                model.cubeful(&q, state.value, state.owner, x),
+                model.cubeful(&q, 2 * state.value, CubeOwner::Opponent, x),
+                model.after(0, 0, state.value),
+            )
+        }
+    };
+    decision(nd, dt, dp, state.may_double())
 }
 
 #[cfg(test)]

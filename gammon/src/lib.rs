@@ -15,6 +15,8 @@
 //!   identical for any thread count) and a position cache: the backgammon instance of
 //!   `tabula_solver::expectimax`.
 //! - [`cube`]: cube decisions (Janowski's model for money, the match equity table in matches).
+//! - [`cubeful`]: cubeful n-ply evaluation (gnubg style): the cube valued at every node of the
+//!   search, each side's cube action counted; the advisor's cube decisions at 1 ply and more.
 //! - [`rollout`]: Monte-Carlo rollouts of a position or of the plays of a roll, with luck
 //!   correction, stratified first rolls and standard errors, deterministic per seed.
 //! - [`advisor`]: what a user of the engine asks: given the match state, a position and maybe
@@ -29,6 +31,7 @@ pub mod advisor;
 pub mod baseline;
 pub mod bearoff;
 pub mod cube;
+pub mod cubeful;
 pub mod inputs;
 pub mod net;
 pub mod rng;

@@ -1,0 +1,397 @@
+//! The advisor's cube decisions with the cubeless n-ply probabilities converted at the root
+//! (before issue 16) and with the cubeful n-ply search, side by side, on a fixed set of
+//! positions (a few built by hand, the rest from seeded 0-ply self-play) and cube states.
+//!
+//! ```sh
+//! cargo run --release -p tabula-gammon --example cube_compare -- [PLIES...]
+//! ```
+//!
+//! Prints one line per position, cube state and depth, then a summary. Exact bear-offs from a
+//! one-sided database built at the start.
+//!
+//! ```sh
+//! cargo run --release -p tabula-gammon --example cube_compare -- exact CHECKERS [PLIES...]
+//! ```
+//!
+//! judges both against the exact cubeful values of every bear-off with `CHECKERS` checkers a
+//! side on the six home points, for money and three match scores (solved here by a cubeful
+//! expectimax to the end of the game, both sides playing and doubling perfectly). Errors are
+//! per decision: money in points per cube, match in MWC.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tabula_engine::backgammon::{Position, Side};
+use tabula_engine::ChanceGame;
+use tabula_gammon::advisor::Advisor;
+use tabula_gammon::baseline::roll;
+use tabula_gammon::cube::{self, DEFAULT_CUBE_EFFICIENCY};
+use tabula_gammon::cube::{CubeDecision, CubeOwner, CubeState, MatchScore};
+use tabula_gammon::net::game_over;
+use tabula_gammon::{weights, Evaluator, Rng, SearchOptions};
+use tabula_tablebase::bearoff::OneSided;
+
+fn counts(me: &[(usize, u8)], them: &[(usize, u8)]) -> Position {
+    let mut a = [0u8; 25];
+    let mut b = [0u8; 25];
+    for &(p, n) in me {
+        a[p - 1] = n;
+    }
+    for &(p, n) in them {
+        b[p - 1] = n;
+    }
+    Position::from_counts(a, b).expect("position")
+}
+
+fn short(action: &str) -> &'static str {
+    match action {
+        "no double" => "ND",
+        "double, take" => "DT",
+        "double, pass" => "DP",
+        "too good to double, pass" => "TG",
+        _ => "--",
+    }
+}
+
+fn row(d: &CubeDecision) -> String {
+    format!(
+        "{:+.3} {:+.3} {:+.3} {} {}",
+        d.no_double,
+        d.double_take,
+        d.double_pass,
+        short(d.action_text()),
+        if d.take { "take" } else { "pass" }
+    )
+}
+
+/// Exact cubeful values (money per cube unit, match MWC) of bear-offs, memoised by position
+/// and cube state.
+#[derive(Default)]
+struct Exact {
+    memo: HashMap<(u128, CubeState), f64>,
+}
+
+impl Exact {
+    /// No double now; every later play and cube action perfect.
+    fn no_double(&mut self, pos: &Position, state: &CubeState) -> f64 {
+        if let Some(p) = game_over(pos) {
+            // A finished game: the cubeful value is its result.
+            return cube::cubeful(&p, state, 0.0);
+        }
+        let key = (pos.chance_key(), *state);
+        if let Some(&v) = self.memo.get(&key) {
+            return v;
+        }
+        let theirs = cube::flipped(state);
+        let mut total = 0.0;
+        let mut results = Vec::new();
+        for &(dice, w) in Position::rolls() {
+            pos.results_of(dice, &mut results);
+            if results.is_empty() {
+                results.push(pos.pass());
+            }
+            let children = results.clone();
+            let best = children
+                .iter()
+                .map(|c| {
+                    let v = self.acting(c, &theirs);
+                    if state.match_score.is_some() {
+                        1.0 - v
+                    } else {
+                        -v
+                    }
+                })
+                .fold(f64::NEG_INFINITY, f64::max);
+            total += f64::from(w) / 36.0 * best;
+        }
+        self.memo.insert(key, total);
+        total
+    }
+
+    /// Double/take for the doubler, in the decision's units.
+    fn double_take(&mut self, pos: &Position, state: &CubeState) -> f64 {
+        let v = self.no_double(pos, &cube::doubled(state));
+        if state.match_score.is_some() {
+            v
+        } else {
+            2.0 * v
+        }
+    }
+
+    /// The player on roll's cube action taken.
+    fn acting(&mut self, pos: &Position, state: &CubeState) -> f64 {
+        let nd = self.no_double(pos, state);
+        if !state.may_double() || game_over(pos).is_some() {
+            return nd;
+        }
+        let dt = self.double_take(pos, state);
+        nd.max(dt.min(cube::double_pass(state)))
+    }
+}
+
+/// Every board of `n` checkers on the six home points.
+fn boards(n: u8) -> Vec<[u8; 6]> {
+    let mut out = Vec::new();
+    let mut b = [0u8; 6];
+    fn rec(i: usize, left: u8, b: &mut [u8; 6], out: &mut Vec<[u8; 6]>) {
+        if i == 5 {
+            b[5] = left;
+            out.push(*b);
+            return;
+        }
+        for k in 0..=left {
+            b[i] = k;
+            rec(i + 1, left - k, b, out);
+        }
+    }
+    rec(0, n, &mut b, &mut out);
+    out
+}
+
+/// Old and new decisions against the exact ones on every bear-off of `n` checkers a side.
+fn judge(eval: &Evaluator, n: u8, plies: &[u8], state: CubeState) {
+    let mut exact = Exact::default();
+    let mut positions = Vec::new();
+    for me in boards(n) {
+        for them in boards(n) {
+            let (mut a, mut b) = ([0u8; 25], [0u8; 25]);
+            a[..6].copy_from_slice(&me);
+            b[..6].copy_from_slice(&them);
+            positions.push(Position::from_counts(a, b).expect("bear-off"));
+        }
+    }
+    let t = Instant::now();
+    let truth: Vec<(f64, f64)> = positions
+        .iter()
+        .map(|p| (exact.no_double(p, &state), exact.double_take(p, &state)))
+        .collect();
+    let dp = cube::double_pass(&state);
+    let doubles = truth.iter().filter(|(nd, dt)| dt.min(dp) > *nd).count();
+    println!(
+        "{} positions ({n} checkers a side), {state:?}: exact in {:.1} s; exact action double in {doubles}",
+        positions.len(),
+        t.elapsed().as_secs_f64()
+    );
+    println!("| plies | method | mean abs ND error | mean abs DT error | wrong doubles | doubling error (mp/decision) | wrong takes/passes | take error (mp/decision) |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for &k in plies {
+        let advisor = Advisor::new(
+            eval,
+            SearchOptions {
+                plies: k,
+                ..SearchOptions::default()
+            },
+            DEFAULT_CUBE_EFFICIENCY,
+        );
+        for (name, new) in [
+            ("cubeless root (old)", false),
+            ("cubeful n-ply (new)", true),
+        ] {
+            let (mut end, mut edt, mut wd, mut ed, mut wt, mut et) = (0.0, 0.0, 0, 0.0, 0, 0.0);
+            for (pos, &(nd, dt)) in positions.iter().zip(&truth) {
+                let d = if new {
+                    advisor.cube(pos, &state).decision
+                } else {
+                    advisor.cube_cubeless_root(pos, &state).decision
+                };
+                end += (d.no_double - nd).abs();
+                edt += (d.double_take - dt).abs();
+                let best = nd.max(dt.min(dp));
+                let chosen = if d.offers_double() { dt.min(dp) } else { nd };
+                if best - chosen > 1e-9 {
+                    wd += 1;
+                    ed += best - chosen;
+                }
+                let answer = if d.take { dt } else { dp };
+                if answer - dt.min(dp) > 1e-9 {
+                    wt += 1;
+                    et += answer - dt.min(dp);
+                }
+            }
+            let m = positions.len() as f64;
+            println!(
+                "| {k} | {name} | {:.4} | {:.4} | {wd} | {:.2} | {wt} | {:.2} |",
+                end / m,
+                edt / m,
+                1000.0 * ed / m,
+                1000.0 * et / m
+            );
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let eval = weights::builtin()
+        .expect("shipped weights")
+        .clone()
+        .with_bearoff(Arc::new(OneSided::build()));
+    if args.first().map(String::as_str) == Some("exact") {
+        let n: u8 = args.get(1).and_then(|a| a.parse().ok()).expect("CHECKERS");
+        let plies: Vec<u8> = args[2..]
+            .iter()
+            .map(|a| a.parse().expect("plies"))
+            .collect();
+        let plies = if plies.is_empty() {
+            vec![0, 1, 2]
+        } else {
+            plies
+        };
+        let m = |length, score| CubeState {
+            match_score: Some(MatchScore {
+                length,
+                score,
+                crawford: false,
+            }),
+            ..CubeState::money()
+        };
+        for state in [CubeState::money(), m(7, [0, 0]), m(5, [3, 1]), m(5, [1, 3])] {
+            judge(&eval, n, &plies, state);
+        }
+        return;
+    }
+    let plies: Vec<u8> = args.iter().map(|a| a.parse().expect("plies")).collect();
+    let plies = if plies.is_empty() { vec![1, 2] } else { plies };
+
+    let mut positions: Vec<(String, Position)> = vec![
+        (
+            "blitz".into(),
+            counts(
+                &[(2, 2), (3, 2), (4, 2), (6, 3), (8, 2), (13, 2), (24, 2)],
+                &[(6, 5), (8, 3), (13, 5), (25, 2)],
+            ),
+        ),
+        (
+            "race 3HsPAADb7g4AAA".into(),
+            Position::from_position_id("3HsPAADb7g4AAA").unwrap(),
+        ),
+        (
+            "bear-off 27YBAGDbdgAAAA".into(),
+            Position::from_position_id("27YBAGDbdgAAAA").unwrap(),
+        ),
+        (
+            "two-roll 4+1 v 4+1".into(),
+            counts(&[(4, 1), (1, 1)], &[(4, 1), (1, 1)]),
+        ),
+        (
+            "2 on the 6 v 2 on the 6".into(),
+            counts(&[(6, 2)], &[(6, 2)]),
+        ),
+        (
+            "long race, 69 v 72 pips".into(),
+            counts(
+                &[
+                    (1, 2),
+                    (2, 2),
+                    (3, 2),
+                    (4, 2),
+                    (5, 2),
+                    (6, 2),
+                    (8, 2),
+                    (11, 1),
+                ],
+                &[
+                    (1, 2),
+                    (2, 2),
+                    (3, 2),
+                    (4, 2),
+                    (5, 2),
+                    (6, 2),
+                    (9, 2),
+                    (12, 1),
+                ],
+            ),
+        ),
+    ];
+    // Middle games from seeded 0-ply self-play, the player on roll after 8 and 16 plays.
+    let zero = Advisor::new(
+        &eval,
+        SearchOptions {
+            plies: 0,
+            ..SearchOptions::default()
+        },
+        DEFAULT_CUBE_EFFICIENCY,
+    );
+    for seed in 1..=4 {
+        let mut rng = Rng::new(seed);
+        let mut pos = Position::START;
+        for k in 1..=16 {
+            let dice = roll(&mut rng);
+            pos = match zero.best_play(&pos, dice) {
+                Some(p) => p.result(),
+                None => pos.swapped(),
+            };
+            if (k == 8 || k == 16) && pos.off(Side::OnRoll) < 15 {
+                positions.push((format!("self-play {seed}/{k}"), pos));
+            }
+        }
+    }
+
+    let m = |length, score, value, owner| CubeState {
+        value,
+        owner,
+        match_score: Some(MatchScore {
+            length,
+            score,
+            crawford: false,
+        }),
+        jacoby: false,
+    };
+    let states = [
+        ("money", CubeState::money()),
+        (
+            "money, own 2",
+            CubeState {
+                value: 2,
+                owner: CubeOwner::Me,
+                ..CubeState::money()
+            },
+        ),
+        ("7pt 0-0", m(7, [0, 0], 1, CubeOwner::Centred)),
+        ("5pt 3-1", m(5, [3, 1], 1, CubeOwner::Centred)),
+        ("5pt 1-3", m(5, [1, 3], 1, CubeOwner::Centred)),
+    ];
+
+    println!("| position | ID | cube | plies | old ND DT DP action take | new ND DT DP action take | old s | new s |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let (mut n, mut changed, mut take_changed) = (0, 0, 0);
+    let mut sum = [0.0f64; 2];
+    for &k in &plies {
+        let advisor = Advisor::new(
+            &eval,
+            SearchOptions {
+                plies: k,
+                ..SearchOptions::default()
+            },
+            DEFAULT_CUBE_EFFICIENCY,
+        );
+        for (name, pos) in &positions {
+            for (sname, state) in &states {
+                let t = Instant::now();
+                let old = advisor.cube_cubeless_root(pos, state).decision;
+                let t_old = t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                let new = advisor.cube(pos, state).decision;
+                let t_new = t.elapsed().as_secs_f64();
+                println!(
+                    "| {name} | {} | {sname} | {k} | {} | {} | {t_old:.2} | {t_new:.2} |",
+                    pos.position_id(),
+                    row(&old),
+                    row(&new)
+                );
+                n += 1;
+                changed += usize::from(old.action != new.action);
+                take_changed += usize::from(old.take != new.take);
+                sum[0] += (old.no_double - new.no_double).abs();
+                sum[1] += (old.double_take - new.double_take).abs();
+            }
+        }
+    }
+    println!(
+        "\n{n} decisions: doubler's action changed in {changed}, take/pass in {take_changed}; \
+         mean |ΔND| {:.4}, mean |ΔDT| {:.4} (money: points per cube; match: MWC)",
+        sum[0] / n as f64,
+        sum[1] / n as f64
+    );
+}

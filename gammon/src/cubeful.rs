@@ -1,0 +1,209 @@
+//! Cubeful n-ply evaluation, as GNU Backgammon does it: the cube is valued at every node of the
+//! search, not only converted at the root.
+//!
+//! `value(pos, S, 0)` for a list `S` of cube states (each seen by the player on roll) is
+//! Janowski's cubeful value of the net's probabilities for each state ([`cube::cubeful`]: money
+//! per cube unit, match MWC). `value(pos, S, n)` first adds, for every state in which the player
+//! on roll may double, the state after a double and a take ([`cube::doubled`]); it then
+//! averages over the 21 rolls the player on roll's best play, each play's result valued at
+//! `n − 1` plies for all those states as the opponent sees them ([`cube::flipped`]) and turned
+//! back (money `−v`, match `1 − v`). Finally the player on roll takes its own cube action in
+//! each state: `max(ND, min(DT, DP))` where it may double (money `DT` is twice the doubled
+//! state's value per its own unit, `DP` +1; match values are MWC), `ND` where it may not. So a
+//! position where the opponent would redouble or cash on the next turn is worth what that
+//! costs. The node the search starts from takes no cube action: its no-double and double/take
+//! values are the decision's `ND` and `DT` ([`CubefulSearch::decide`]). At 0 plies this is
+//! [`cube::decide`] exactly.
+//!
+//! **Plays.** At each roll the plays are ranked at 0-ply by their cubeful value for the first
+//! state (the cube as it actually is, the opponent's cube action counted), as normalised
+//! equities ([`cube::normalised`]); the best few ([`SearchOptions::inner_candidates`](crate::SearchOptions::inner_candidates) within
+//! [`SearchOptions::inner_threshold`](crate::SearchOptions::inner_threshold)) are searched deeper and the best of them by that state's
+//! deeper value is the play for every state, as in gnubg. With `n − 1 = 0` the 0-ply ranking
+//! decides. This only values the position: the plays the advisor recommends still come from
+//! the cubeless [`Searcher::rank`].
+//!
+//! The probabilities at the leaves come from the [`Searcher`]'s cache (shared with the
+//! cubeless search); the rolls are searched in parallel and summed in order in `f64`, so the
+//! values are bit-for-bit the same for any number of threads.
+
+use rayon::prelude::*;
+use tabula_engine::backgammon::{Dice, Position};
+use tabula_engine::ChanceGame;
+
+use crate::cube::{self, CubeDecision, CubeState};
+use crate::net::game_over;
+use crate::search::Searcher;
+
+/// Cubeful n-ply evaluation over a cubeless [`Searcher`] (its leaf cache and move filter).
+#[derive(Debug)]
+pub struct CubefulSearch<'s, 'e> {
+    searcher: &'s Searcher<'e>,
+    cube_efficiency: f64,
+}
+
+/// The states of a node after the player on roll's possible doubles: `states[i]` is at
+/// `expanded[i]`, its doubled state (when it may double) at `doubles[i]`.
+struct Expansion {
+    expanded: Vec<CubeState>,
+    doubles: Vec<Option<usize>>,
+}
+
+fn expand(states: &[CubeState]) -> Expansion {
+    let mut expanded = states.to_vec();
+    let doubles = states
+        .iter()
+        .map(|s| {
+            s.may_double().then(|| {
+                expanded.push(cube::doubled(s));
+                expanded.len() - 1
+            })
+        })
+        .collect();
+    Expansion { expanded, doubles }
+}
+
+/// A value of the player on roll of a child position (for state `child`) seen by the player
+/// who moved there.
+fn turned(value: f64, child: &CubeState) -> f64 {
+    match child.match_score {
+        None => -value,
+        Some(_) => 1.0 - value,
+    }
+}
+
+impl<'s, 'e> CubefulSearch<'s, 'e> {
+    /// A cubeful search using `searcher`'s evaluator, cache and inner move filter, with
+    /// Janowski's cube efficiency `cube_efficiency` at the leaves.
+    pub fn new(searcher: &'s Searcher<'e>, cube_efficiency: f64) -> CubefulSearch<'s, 'e> {
+        CubefulSearch {
+            searcher,
+            cube_efficiency,
+        }
+    }
+
+    /// The cubeful value of `pos` for the player on roll, before the roll, `plies` rolls
+    /// ahead, for each cube state of `states` (money: per that state's cube unit; match:
+    /// MWC), the player on roll not doubling now (later cube actions of both sides counted).
+    /// The first state is the one whose value chooses the plays.
+    pub fn evaluate(&self, pos: &Position, states: &[CubeState], plies: u8) -> Vec<f64> {
+        self.value(pos, states, plies, true)
+    }
+
+    /// The cube decision of the player on roll of `pos` with the cube as in `state`: no
+    /// double and double/take valued by the cubeful search `plies` deep, double/pass as in
+    /// [`cube::decide`] (and identical to it at 0 plies).
+    pub fn decide(&self, pos: &Position, state: &CubeState, plies: u8) -> CubeDecision {
+        let doubled = cube::doubled(state);
+        let v = self.evaluate(pos, &[*state, doubled], plies);
+        let dt = match state.match_score {
+            None => 2.0 * v[1],
+            Some(_) => v[1],
+        };
+        cube::decision(v[0], dt, cube::double_pass(state), state.may_double())
+    }
+
+    /// The values of `pos` for `states`; with `top`, without the player on roll's cube action.
+    fn value(&self, pos: &Position, states: &[CubeState], plies: u8, top: bool) -> Vec<f64> {
+        let x = self.cube_efficiency;
+        if let Some(p) = game_over(pos) {
+            return states.iter().map(|s| cube::cubeful(&p, s, x)).collect();
+        }
+        let Expansion { expanded, doubles } = if top {
+            Expansion {
+                expanded: states.to_vec(),
+                doubles: vec![None; states.len()],
+            }
+        } else {
+            expand(states)
+        };
+        let raw: Vec<f64> = if plies == 0 {
+            let p = self.searcher.evaluate(pos, 0);
+            expanded.iter().map(|s| cube::cubeful(&p, s, x)).collect()
+        } else {
+            let children: Vec<CubeState> = expanded.iter().map(cube::flipped).collect();
+            let rolls = Position::rolls();
+            let per_roll: Vec<Vec<f64>> = rolls
+                .par_iter()
+                .map(|&(dice, _)| self.best_for_roll(pos, dice, &expanded, &children, plies - 1))
+                .collect();
+            let total = f64::from(Position::ROLL_WEIGHT_TOTAL);
+            let mut acc = vec![0.0f64; expanded.len()];
+            for (&(_, weight), v) in rolls.iter().zip(&per_roll) {
+                let w = f64::from(weight) / total;
+                for (a, &y) in acc.iter_mut().zip(v) {
+                    *a += w * y;
+                }
+            }
+            acc
+        };
+        states
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match doubles[i] {
+                None => raw[i],
+                Some(j) => {
+                    let dt = match s.match_score {
+                        None => 2.0 * raw[j],
+                        Some(_) => raw[j],
+                    };
+                    raw[i].max(dt.min(cube::double_pass(s)))
+                }
+            })
+            .collect()
+    }
+
+    /// The mover's values (for `mine`; `theirs` are the same states flipped) of its best play
+    /// of `dice` from `pos`, each play's result valued `plies` deep.
+    fn best_for_roll(
+        &self,
+        pos: &Position,
+        dice: Dice,
+        mine: &[CubeState],
+        theirs: &[CubeState],
+        plies: u8,
+    ) -> Vec<f64> {
+        let turn_all = |child: &Position, depth: u8| -> Vec<f64> {
+            self.value(child, theirs, depth, false)
+                .iter()
+                .zip(theirs)
+                .map(|(&v, s)| turned(v, s))
+                .collect()
+        };
+        let mut results = Vec::new();
+        pos.results_of(dice, &mut results);
+        if results.is_empty() {
+            return turn_all(&pos.pass(), plies);
+        }
+        // 0-ply ranking by the first state's normalised value, ties in generation order.
+        let first = &theirs[..1];
+        let mut ranked: Vec<(usize, f64)> = results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let v = turned(self.value(r, first, 0, false)[0], &theirs[0]);
+                (i, cube::normalised(v, &mine[0]))
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        if plies == 0 {
+            return turn_all(&results[ranked[0].0], 0);
+        }
+        let options = self.searcher.options();
+        let best = ranked[0].1;
+        let keep = ranked
+            .iter()
+            .take(options.inner_candidates.max(1))
+            .take_while(|r| r.1 >= best - f64::from(options.inner_threshold))
+            .count()
+            .max(1);
+        let mut chosen: Option<Vec<f64>> = None;
+        for &(i, _) in &ranked[..keep] {
+            let v = turn_all(&results[i], plies);
+            if chosen.as_ref().is_none_or(|c| v[0] > c[0]) {
+                chosen = Some(v);
+            }
+        }
+        chosen.expect("at least one candidate")
+    }
+}
