@@ -241,7 +241,11 @@ fn is_legal_is_membership_in_the_generated_list() {
                     let masks: &[u32] = if with_takebacks { &taken } else { &taken[..1] };
                     for &t in masks {
                         let mv = base.with_taken(t);
-                        assert_eq!(pos.is_legal(mv), listed.contains(&mv), "{rules}: {pos}: {mv}");
+                        assert_eq!(
+                            pos.is_legal(mv),
+                            listed.contains(&mv),
+                            "{rules}: {pos}: {mv}"
+                        );
                         checked += 1;
                     }
                 }

@@ -168,7 +168,10 @@ fn takeback_listed(own: u32, occ: u32, takeback: Takeback, taken: u32) -> bool {
             if a.count_ones() != 1 {
                 return false;
             }
-            let (a, b) = (a.trailing_zeros() as usize, (taken & !a).trailing_zeros() as usize);
+            let (a, b) = (
+                a.trailing_zeros() as usize,
+                (taken & !a).trailing_zeros() as usize,
+            );
             SUPPORTS[a] & own & 1 << b != 0 && occ & RESTING[b] == 1 << a
         }
         _ => false,
