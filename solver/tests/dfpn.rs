@@ -4,47 +4,14 @@
 //! (children rules: a finite game scored by win distance, whose thresholds shift each ply);
 //! with a table too small to keep the proofs; and with proven bounds shared with alpha-beta.
 
-use tabula_engine::bilitaire::geometry::holes_of;
-use tabula_engine::bilitaire::movegen::longest_chain;
-use tabula_engine::bilitaire::{Position, Rules, Side};
+mod common;
+
+use common::small_position;
+use tabula_engine::bilitaire::{Position, Side};
 use tabula_engine::playout::random_playout;
 use tabula_engine::{pylos, Game, Symmetric};
 use tabula_solver::minimax::minimax;
 use tabula_solver::{AtomicTable, Dfpn, DfpnOptions, SearchOptions, Searcher, SolvePolicy, Table};
-
-/// A random small position: 2–6 tiles, up to 12 balls, any side to move (announcements of 2
-/// and 3 included), a quarter of them under the `free-chains` rule (as in bilitaire_solver.rs).
-fn small_position(seed: u64) -> Option<Position> {
-    let mut s = seed | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
-    let tile_count = 2 + next() % 5;
-    let mut tiles = 0u16;
-    while u64::from(tiles.count_ones()) < tile_count {
-        tiles |= 1 << (next() % 16);
-    }
-    let holes = holes_of(tiles);
-    let mut balls = holes & next() & next();
-    while balls.count_ones() > 12 {
-        balls &= balls - 1;
-    }
-    let side = match next() % 8 {
-        0..=3 => Side::Slider,
-        4 | 5 => Side::Ball(0),
-        _ => match longest_chain(balls, holes).min(3) {
-            n @ 2.. => Side::Ball(n as u8),
-            _ => Side::Ball(0),
-        },
-    };
-    let rules = Rules {
-        free_chains: next() % 4 == 0,
-    };
-    Position::from_parts(balls, tiles, side, rules)
-}
 
 fn options(megabytes: usize, epsilon: f64) -> DfpnOptions {
     DfpnOptions {
