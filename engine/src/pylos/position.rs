@@ -340,10 +340,10 @@ impl Keyed for Position {
 
 impl Symmetric for Position {
     fn transformed(&self, sym: D4) -> Position {
-        let table = &self.rules.board.symmetry()[sym as usize];
+        let map = &self.rules.board.symmetry_maps()[sym as usize];
         Position {
-            black: cell::transform_mask_with(table, self.black),
-            white: cell::transform_mask_with(table, self.white),
+            black: map.apply(self.black),
+            white: map.apply(self.white),
             ..*self
         }
     }

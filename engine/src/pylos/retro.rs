@@ -126,8 +126,9 @@ fn canonical_masks(board: Board, occ: u32, own: u32) -> (u32, u32) {
 
 thread_local! {
     /// A move list and a list of cell sets, reused by every call on the thread: allocating
-    /// and growing them afresh in each `children`, `parents` and predecessor check was a third
-    /// of a full-board build's propagation time (`perf`, standard rules).
+    /// and growing them afresh in each `children` and `parents` call (and, before
+    /// `Position::is_legal`, each predecessor check) was a third of a full-board build's
+    /// propagation time (`perf`, standard rules).
     static SCRATCH: RefCell<(Vec<Move>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
@@ -164,9 +165,9 @@ impl PylosSpace {
         let patterns: Vec<u32> = stable_patterns(board)
             .into_iter()
             .filter(|&p| {
-                board.symmetry()[1..]
+                board.symmetry_maps()[1..]
                     .iter()
-                    .all(|t| cell::transform_mask_with(t, p) >= p)
+                    .all(|map| map.apply(p) >= p)
             })
             .collect();
         let mut offsets = Vec::with_capacity(patterns.len());
