@@ -830,19 +830,19 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
                 depth - 1
             };
             let mut next = None;
-            // Sort small keys, not the moves (as `expand` does).
+            // Each child played once, ordered by (evaluation for the mover, move index).
             let max = pos.to_move() == Role::Max;
-            let mut order: Vec<(i32, usize)> = moves
+            let mut order: Vec<(i32, usize, G::Move, G)> = moves
                 .iter()
                 .enumerate()
                 .map(|(i, &mv)| {
-                    let e = pos.play(mv).evaluate();
-                    (if max { -e } else { e }, i)
+                    let child = pos.play(mv);
+                    let e = child.evaluate();
+                    (if max { -e } else { e }, i, mv, child)
                 })
                 .collect();
-            order.sort_unstable();
-            for mv in order.into_iter().map(|(_, i)| moves[i]) {
-                let child = pos.play(mv);
+            order.sort_unstable_by_key(|&(e, i, ..)| (e, i));
+            for (_, _, mv, child) in order {
                 let keeps = match pos.to_move() {
                     Role::Max => {
                         self.root_test(&child, G::child_threshold(value), child_depth)?

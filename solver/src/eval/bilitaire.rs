@@ -29,15 +29,15 @@ impl Evaluate for Bilitaire {
             return v;
         }
         let (lo, hi) = self.value_bounds();
-        let balls = self.ball_count() as i32;
-        let jumps = simple_jump_count(self.balls(), self.holes()) as i32;
-        let estimate = match self.side() {
-            Side::Ball(n) if n >= 2 => hi,
-            Side::Slider => {
-                balls - jumps - jump_slots(self.balls(), self.holes()).count_ones() as i32
-            }
-            _ => balls - jumps,
-        };
+        let side = self.side();
+        if matches!(side, Side::Ball(n) if n >= 2) {
+            return hi;
+        }
+        let (balls, holes) = (self.balls(), self.holes());
+        let mut estimate = self.ball_count() as i32 - simple_jump_count(balls, holes) as i32;
+        if side == Side::Slider {
+            estimate -= jump_slots(balls, holes).count_ones() as i32;
+        }
         estimate.clamp(lo, hi)
     }
 }
