@@ -425,8 +425,9 @@ pub fn flipped(state: &CubeState) -> CubeState {
     }
 }
 
-/// MWC of the player on roll after it (`won`) or its opponent wins `points` this game.
-fn mwc_after(m: &MatchScore, won: bool, points: u32) -> f64 {
+/// MWC of the player on roll (the side whose score comes first in `m`) after it (`won`) or
+/// its opponent wins `points` this game.
+pub(crate) fn mwc_after(m: &MatchScore, won: bool, points: u32) -> f64 {
     met::equity_after(m.length, m.score, m.crawford, usize::from(!won), points, 0).unwrap_or(0.5)
 }
 
@@ -487,26 +488,22 @@ pub fn decision(nd: f64, dt: f64, dp: f64, may_double: bool) -> CubeDecision {
     }
 }
 
+/// The doubler's value of a double that is taken, from `doubled`, the value of the doubled
+/// state ([`doubled`]) for the player on roll: money, twice it (values are per cube unit, and
+/// the cube is now twice the current one); match, the MWC itself.
+pub fn double_take(doubled: f64, state: &CubeState) -> f64 {
+    match state.match_score {
+        None => 2.0 * doubled,
+        Some(_) => doubled,
+    }
+}
+
 /// The cube decision of the player on roll with cubeless probabilities `p` (its own view,
 /// before rolling), the cube as in `state`, cube efficiency `x`.
 pub fn decide(p: &Probabilities, state: &CubeState, x: f64) -> CubeDecision {
-    let q = as_f64(p);
-    let (nd, dt, dp) = match state.match_score {
-        None => (
-            money_cubeful(&q, state.owner, state.jacoby, x),
-            2.0 * money_cubeful(&q, CubeOwner::Opponent, false, x),
-            1.0,
-        ),
-        Some(m) => {
-            let model = model(&q, m);
-            (
-                model.cubeful(&q, state.value, state.owner, x),
-                model.cubeful(&q, 2 * state.value, CubeOwner::Opponent, x),
-                model.after(0, 0, state.value),
-            )
-        }
-    };
-    decision(nd, dt, dp, state.may_double())
+    let nd = cubeful(p, state, x);
+    let dt = double_take(cubeful(p, &doubled(state), x), state);
+    decision(nd, dt, double_pass(state), state.may_double())
 }
 
 #[cfg(test)]

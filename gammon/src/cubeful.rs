@@ -96,10 +96,7 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
     pub fn decide(&self, pos: &Position, state: &CubeState, plies: u8) -> CubeDecision {
         let doubled = cube::doubled(state);
         let v = self.evaluate(pos, &[*state, doubled], plies);
-        let dt = match state.match_score {
-            None => 2.0 * v[1],
-            Some(_) => v[1],
-        };
+        let dt = cube::double_take(v[1], state);
         cube::decision(v[0], dt, cube::double_pass(state), state.may_double())
     }
 
@@ -142,13 +139,7 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
             .enumerate()
             .map(|(i, s)| match doubles[i] {
                 None => raw[i],
-                Some(j) => {
-                    let dt = match s.match_score {
-                        None => 2.0 * raw[j],
-                        Some(_) => raw[j],
-                    };
-                    raw[i].max(dt.min(cube::double_pass(s)))
-                }
+                Some(j) => raw[i].max(cube::double_take(raw[j], s).min(cube::double_pass(s))),
             })
             .collect()
     }

@@ -67,9 +67,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use tabula_engine::backgammon::{Dice, Play, Position};
 
-use tabula_engine::backgammon::met;
-
-use crate::cube::{self, CubeAction, CubeOwner, CubeState, MatchScore, DEFAULT_CUBE_EFFICIENCY};
+use crate::cube::{
+    self, flipped, mwc_after, CubeAction, CubeOwner, CubeState, MatchScore, DEFAULT_CUBE_EFFICIENCY,
+};
 use crate::net::{equity, game_over, invert, Evaluator, Probabilities};
 use crate::rng::Rng;
 use crate::search::{RankedPlay, SearchOptions, Searcher};
@@ -247,8 +247,12 @@ impl Norm {
 
     /// At a match score: the root player's MWC after winning (`W`) and losing (`L`) the unit.
     fn span(&self) -> Option<(f64, f64)> {
-        self.score
-            .map(|m| (mwc_after(&m, 0, self.unit), mwc_after(&m, 1, self.unit)))
+        self.score.map(|m| {
+            (
+                mwc_after(&m, true, self.unit),
+                mwc_after(&m, false, self.unit),
+            )
+        })
     }
 
     /// The normalised equity of a result (money: points; match: MWC).
@@ -266,34 +270,13 @@ impl Norm {
     }
 }
 
-/// The MWC of the side whose score comes first in `m` after `winner` (0 or 1) wins `points`.
-fn mwc_after(m: &MatchScore, winner: usize, points: u32) -> f64 {
-    met::equity_after(m.length, m.score, m.crawford, winner, points, 0).unwrap_or(0.5)
-}
-
-/// The cube seen by the other player.
-fn flipped(c: &CubeState) -> CubeState {
-    CubeState {
-        owner: match c.owner {
-            CubeOwner::Centred => CubeOwner::Centred,
-            CubeOwner::Me => CubeOwner::Opponent,
-            CubeOwner::Opponent => CubeOwner::Me,
-        },
-        match_score: c.match_score.map(|m| MatchScore {
-            score: [m.score[1], m.score[0]],
-            ..m
-        }),
-        ..*c
-    }
-}
-
 /// What the player on roll of cube `c` has once the game ends, `won` or lost, for `points`
 /// (already times the cube): money, the points (signed); match, the MWC after it.
 fn settle(c: &CubeState, won: bool, points: u32) -> f64 {
     match c.match_score {
         None if won => f64::from(points),
         None => -f64::from(points),
-        Some(m) => mwc_after(&m, usize::from(!won), points),
+        Some(m) => mwc_after(&m, won, points),
     }
 }
 
@@ -325,7 +308,7 @@ fn truncated_value(p: &Probabilities, c: &CubeState, x: f64) -> f64 {
 fn luck_scale(c: &CubeState) -> f64 {
     match c.match_score {
         None => f64::from(c.value),
-        Some(m) => (mwc_after(&m, 0, c.value) - mwc_after(&m, 1, c.value)) / 2.0,
+        Some(m) => (mwc_after(&m, true, c.value) - mwc_after(&m, false, c.value)) / 2.0,
     }
 }
 
@@ -1019,6 +1002,7 @@ mod tests {
     use crate::search::with_threads;
     use crate::weights;
     use std::sync::{Arc, OnceLock};
+    use tabula_engine::backgammon::met;
     use tabula_tablebase::bearoff::OneSided;
 
     fn builtin() -> &'static Evaluator {
