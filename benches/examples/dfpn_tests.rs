@@ -30,15 +30,17 @@ fn usage() -> ! {
 /// One test by one search: its answer (`None`: stopped) and nodes.
 type Run = (Option<bool>, u64);
 
+/// The null-window search's options: the defaults, stopped after `nodes`.
+fn limited(nodes: u64) -> SearchOptions {
+    SearchOptions {
+        nodes: Some(nodes),
+        ..SearchOptions::default()
+    }
+}
+
 fn alpha_beta(pos: &Position, x: i32, nodes: u64, mb: usize) -> Run {
     let table = AtomicTable::with_megabytes(mb);
-    let searcher = Searcher::new(
-        &table,
-        SearchOptions {
-            nodes: Some(nodes),
-            ..SearchOptions::default()
-        },
-    );
+    let searcher = Searcher::new(&table, limited(nodes));
     let r = searcher.prove_at_least(pos, x).ok();
     (r, searcher.nodes())
 }
@@ -140,13 +142,7 @@ fn main() {
             let (mut prove, mut disprove) = (Tally::default(), Tally::default());
             for (i, pos) in suite.iter().enumerate().skip(from).take(count) {
                 let table = AtomicTable::with_megabytes(mb);
-                let searcher = Searcher::new(
-                    &table,
-                    SearchOptions {
-                        nodes: Some(nodes),
-                        ..SearchOptions::default()
-                    },
-                );
+                let searcher = Searcher::new(&table, limited(nodes));
                 let value = match searcher.solve(pos) {
                     Ok(r) if r.exact => r.value,
                     _ => match searcher.proven_bounds() {
