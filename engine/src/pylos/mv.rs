@@ -279,11 +279,12 @@ impl super::Position {
         if to.supports() & !occ != 0 {
             return Err(IllegalMove::NotLandable(to));
         }
-        let mut moves = Vec::new();
-        self.legal_moves(&mut moves);
-        if moves.contains(&mv) {
+        if self.is_legal(mv) {
             return Ok(());
         }
+        // Illegal: the list of legal moves says why.
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
         let base = mv.with_taken(0);
         let completes = moves
             .iter()
