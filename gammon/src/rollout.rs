@@ -39,7 +39,8 @@
 //! is played to its end (or truncated, then scored by the cubeful value of [`cube::cubeful`]).
 //! The result is the points won × the cube (Jacoby rule: single points while the cube is
 //! centred) or, at a match score, the match winning chance after the game
-//! ([`met::equity_after`]). It is reported normalised: money, in units of the cube at the start
+//! ([`met::equity_after`](tabula_engine::backgammon::met::equity_after)). It is reported
+//! normalised: money, in units of the cube at the start
 //! (so a double/pass is +1); match, as gnubg's normalised equity
 //! `2·(MWC − L)/(W − L) − 1`, `W` and `L` the MWC after winning and losing that cube's value as
 //! a single game (a double/pass is again +1); [`CubefulEstimate`] keeps the MWC too. The luck
