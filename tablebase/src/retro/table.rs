@@ -160,7 +160,6 @@ impl Table {
     /// Reads the whole file once, verifying every block's checksum and that the values add up
     /// to the summary.
     pub fn verify(&self) -> Result<(), StoreError> {
-        let mut reader = self.file.reader();
         let mut counted = Summary {
             size: self.size,
             won: 0,
@@ -171,6 +170,17 @@ impl Table {
             longest_loss: None,
             build_time: None,
         };
+        self.for_each_block(|start, values| summarize_bytes(start, values, &mut counted))?;
+        if counted != self.summary {
+            return Err(bad(self.path(), RetroPayloadError::SummaryMismatch));
+        }
+        Ok(())
+    }
+
+    /// Streams the values in index order, a MiB at a time (`f(first index, value bytes)`),
+    /// verifying every block's checksum, and checks that nothing follows them.
+    pub(crate) fn for_each_block(&self, mut f: impl FnMut(u64, &[u8])) -> Result<(), StoreError> {
+        let mut reader = self.file.reader();
         let mut buf = vec![0u8; 1 << 20];
         let mut at = 0;
         while at < self.size {
@@ -178,16 +188,13 @@ impl Table {
             reader
                 .read_exact(&mut buf[..len])
                 .map_err(|e| reader.store_error(e))?;
-            summarize_bytes(at, &buf[..len], &mut counted);
+            f(at, &buf[..len]);
             at += len as u64;
         }
         let mut rest = Vec::new();
         reader
             .read_to_end(&mut rest)
             .map_err(|e| reader.store_error(e))?;
-        if counted != self.summary {
-            return Err(bad(self.path(), RetroPayloadError::SummaryMismatch));
-        }
         Ok(())
     }
 }
