@@ -21,6 +21,8 @@ fn built() -> &'static (String, String) {
         let os = dir().join("bearoff-os.tdb").display().to_string();
         let ts = dir().join("bearoff-ts.tdb").display().to_string();
         for (db, file) in [("bearoff-os", &os), ("bearoff-ts", &ts)] {
+            // A build keeps an existing file: start from none (the directory outlives a run).
+            let _ = std::fs::remove_file(file);
             let out = tabula(&["tablebase", "build", db, "--out", file, "--json"]);
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success(), "{err}");
@@ -183,6 +185,36 @@ fn bad_boards_exit_2() {
         "not a bearoff position",
     );
     assert_bad_input(&["tablebase", "build", "bearoff-xx"], "bearoff-xx");
+}
+
+#[test]
+fn an_existing_database_is_kept_unless_replace_is_given() {
+    let (os, _) = built();
+    let bytes = std::fs::read(os).unwrap();
+    let file = dir().join("existing.tdb");
+    let mut mine = bytes.clone();
+    mine.truncate(bytes.len() / 2);
+    std::fs::write(&file, &mine).unwrap();
+    let path = file.display().to_string();
+    assert_bad_input(
+        &["tablebase", "build", "bearoff-os", "--out", &path],
+        "--replace",
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), mine, "the file was touched");
+    let out = tabula(&[
+        "tablebase",
+        "build",
+        "bearoff-os",
+        "--out",
+        &path,
+        "--replace",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
 }
 
 #[test]

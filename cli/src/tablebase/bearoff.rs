@@ -47,6 +47,9 @@ pub struct BuildArgs {
     /// Output file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
     #[arg(long, short)]
     out: Option<PathBuf>,
+    /// Replace an existing file (without it, an existing file is kept and the build refused).
+    #[arg(long)]
+    replace: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -74,7 +77,12 @@ pub struct ProbeArgs {
 
 /// Builds a bearoff database.
 pub(super) fn build(db: Db, args: BuildArgs) -> CliResult {
-    build_db(db, args.out, args.json)
+    let existing = if args.replace {
+        Existing::Replace
+    } else {
+        Existing::Refuse
+    };
+    build_db(db, args.out, existing, args.json)
 }
 
 /// Probes a bearoff database.
@@ -125,24 +133,33 @@ impl Reporter {
     }
 }
 
-fn build_db(db: Db, out: Option<PathBuf>, json: bool) -> CliResult {
+fn build_db(db: Db, out: Option<PathBuf>, existing: Existing, json: bool) -> CliResult {
     let out = out.unwrap_or_else(|| db.default_file());
     // Fail before the work, not after it, when the file cannot go where asked (no such
     // directory, a directory, not writable, another process writing it): the lock is taken
-    // now, in the target's directory, and held until the file is written.
-    let cannot_write = |e| store_error("cannot write the database", e);
+    // now, in the target's directory, and held until the file is written. An existing file
+    // is refused here too, unless --replace.
+    let cannot_write = |e: StoreError| {
+        if matches!(e.kind(), tabula_store::ErrorKind::Exists) {
+            CliError::bad_input(format!(
+                "cannot write the database: {e} (give --replace to build it again)"
+            ))
+        } else {
+            store_error("cannot write the database", e)
+        }
+    };
     let lock = TargetLock::acquire(&out).map_err(cannot_write)?;
-    lock.check(Existing::Replace).map_err(cannot_write)?;
+    lock.check(existing).map_err(cannot_write)?;
     let started = Instant::now();
     let mut reporter = Reporter::new(db.name());
     let (positions, saved) = match db {
         Db::BearoffOs => {
             let table = OneSided::build_with_progress(|p| reporter.report(p));
-            (table.len(), table.save_locked(&lock, Existing::Replace))
+            (table.len(), table.save_locked(&lock, existing))
         }
         Db::BearoffTs => {
             let table = TwoSided::build_with_progress(|p| reporter.report(p));
-            (table.len(), table.save_locked(&lock, Existing::Replace))
+            (table.len(), table.save_locked(&lock, existing))
         }
     };
     saved.map_err(cannot_write)?;

@@ -20,8 +20,8 @@ Databases:
   pylos       every Pylos position of one board and rule set: won, lost or drawn for the
               side to move, with the distance in plies under best play
 
-A bearoff board is six checker counts, ace point first: --points 0,0,0,0,0,1 is one checker
-on the 6-point. Examples:
+A build keeps an existing file unless --replace is given. A bearoff board is six checker
+counts, ace point first: --points 0,0,0,0,0,1 is one checker on the 6-point. Examples:
   tabula tablebase build bearoff-os
   tabula tablebase probe bearoff-os --points 0,0,0,0,0,15
   tabula tablebase probe bearoff-ts --points 0,0,0,0,0,2 --opponent 0,0,0,0,0,2 --json
