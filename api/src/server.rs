@@ -32,6 +32,9 @@ pub struct SearchRequest {
     /// Pylos only: `optional` or `compulsory`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub takeback: Option<String>,
+    /// Pylos only: the base's size, 4 (the game, the default) or 3 (the small board).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub board: Option<u8>,
     #[serde(default)]
     pub budget: Budget,
 }

@@ -48,12 +48,8 @@ fn which(game: &str) -> Result<Which, ApiError> {
 /// What the endpoints need of a game.
 trait ServedGame: Searchable + Display + Send + Sync + 'static {
     const NAME: &'static str;
-    /// The position of a request: `position` (default: the start) under `rules`/`takeback`.
-    fn from_request(
-        position: Option<&str>,
-        rules: Option<&str>,
-        takeback: Option<&str>,
-    ) -> Result<Self, ApiError>;
+    /// The position of a request: `position` (default: the start) under the rule options.
+    fn from_request(position: Option<&str>, options: RuleOptions) -> Result<Self, ApiError>;
     fn side_to_move(&self) -> String;
     fn over(&self) -> bool;
     /// The best-move report of an analysis (the game's `SolveReport`).
@@ -67,15 +63,14 @@ trait ServedGame: Searchable + Display + Send + Sync + 'static {
 impl ServedGame for bilitaire::Position {
     const NAME: &'static str = "bilitaire";
 
-    fn from_request(
-        position: Option<&str>,
-        rules: Option<&str>,
-        takeback: Option<&str>,
-    ) -> Result<Self, ApiError> {
-        if takeback.is_some() {
+    fn from_request(position: Option<&str>, options: RuleOptions) -> Result<Self, ApiError> {
+        if options.takeback.is_some() {
             return Err(ApiError::bad("takeback: a Pylos option, not Bi-litaire's"));
         }
-        let free_chains = match rules.unwrap_or("standard") {
+        if options.board.is_some() {
+            return Err(ApiError::bad("board: a Pylos option, not Bi-litaire's"));
+        }
+        let free_chains = match options.rules.unwrap_or("standard") {
             "standard" => false,
             "free-chains" => true,
             other => {
@@ -121,13 +116,9 @@ impl ServedGame for bilitaire::Position {
 impl ServedGame for pylos::Position {
     const NAME: &'static str = "pylos";
 
-    fn from_request(
-        position: Option<&str>,
-        rules: Option<&str>,
-        takeback: Option<&str>,
-    ) -> Result<Self, ApiError> {
+    fn from_request(position: Option<&str>, options: RuleOptions) -> Result<Self, ApiError> {
         let defaults = pylos::Rules::default();
-        let variant = match rules {
+        let variant = match options.rules {
             None => defaults.variant,
             Some(r) => r.parse().map_err(|_| {
                 ApiError::bad(format!(
@@ -136,7 +127,7 @@ impl ServedGame for pylos::Position {
                 ))
             })?,
         };
-        let takeback = match takeback {
+        let takeback = match options.takeback {
             None => defaults.takeback,
             Some(t) => t.parse().map_err(|_| {
                 ApiError::bad(format!(
@@ -145,7 +136,13 @@ impl ServedGame for pylos::Position {
                 ))
             })?,
         };
-        let rules = pylos::Rules::new(variant, takeback);
+        let board = match options.board {
+            None => defaults.board,
+            Some(b) => b
+                .parse()
+                .map_err(|_| ApiError::bad(format!("board: {:?}: expected 4 or 3", shorten(b))))?,
+        };
+        let rules = pylos::Rules::new(variant, takeback).on(board);
         match position {
             None => Ok(pylos::Position::start(rules)),
             Some(text) => pylos::Position::parse(text, rules).map_err(|e| {
@@ -179,16 +176,32 @@ impl ServedGame for pylos::Position {
     }
 }
 
-/// `GET /api/{game}/moves?position=…&rules=…&takeback=…`.
+/// The rule options of a request, as given (`board` and `takeback`: Pylos only).
+#[derive(Clone, Copy, Debug, Default)]
+struct RuleOptions<'a> {
+    rules: Option<&'a str>,
+    takeback: Option<&'a str>,
+    board: Option<&'a str>,
+}
+
+/// `GET /api/{game}/moves?position=…&rules=…&takeback=…&board=…`.
 pub(crate) async fn moves(
     Path(game): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<MovesReport>, ApiError> {
-    let q = Query::parse(query.as_deref(), Some(&["position", "rules", "takeback"]))?;
-    let args = (q.get("position"), q.get("rules"), q.get("takeback"));
+    let q = Query::parse(
+        query.as_deref(),
+        Some(&["position", "rules", "takeback", "board"]),
+    )?;
+    let position = q.get("position");
+    let options = RuleOptions {
+        rules: q.get("rules"),
+        takeback: q.get("takeback"),
+        board: q.get("board"),
+    };
     match which(&game)? {
-        Which::Bilitaire => moves_of(bilitaire::Position::from_request(args.0, args.1, args.2)?),
-        Which::Pylos => moves_of(pylos::Position::from_request(args.0, args.1, args.2)?),
+        Which::Bilitaire => moves_of(bilitaire::Position::from_request(position, options)?),
+        Which::Pylos => moves_of(pylos::Position::from_request(position, options)?),
     }
 }
 
@@ -241,11 +254,13 @@ fn check_budget(budget: &Budget) -> Result<(), ApiError> {
 /// The request's position, checked: a finished game has nothing to search.
 fn searched<G: ServedGame>(request: &SearchRequest) -> Result<G, ApiError> {
     check_budget(&request.budget)?;
-    let pos = G::from_request(
-        request.position.as_deref(),
-        request.rules.as_deref(),
-        request.takeback.as_deref(),
-    )?;
+    let board = request.board.map(|b| b.to_string());
+    let options = RuleOptions {
+        rules: request.rules.as_deref(),
+        takeback: request.takeback.as_deref(),
+        board: board.as_deref(),
+    };
+    let pos = G::from_request(request.position.as_deref(), options)?;
     if pos.over() {
         return Err(ApiError::bad(format!(
             "position: the game is over ({}): no move to search",

@@ -66,6 +66,12 @@ pub fn openapi(config: &ServerConfig) -> Value {
             false,
             json!({"type": "string"}),
         ),
+        query(
+            "board",
+            "Pylos: the base's size, 4 (the game, default) or 3 (the small board)",
+            false,
+            json!({"type": "integer", "enum": [4, 3]}),
+        ),
     ];
     let moves_params: Vec<Value> = std::iter::once(game_param())
         .chain(position_params)
@@ -221,6 +227,7 @@ fn schemas() -> Value {
             "time_ms": { "type": "integer", "minimum": 1 }, "nodes": { "type": "integer", "minimum": 1 } } },
         "SearchRequest": { "type": "object", "additionalProperties": false, "properties": {
             "position": string, "rules": string, "takeback": string,
+            "board": { "type": "integer", "enum": [4, 3] },
             "budget": { "$ref": "#/components/schemas/Budget" } } },
         "SolveReport": { "type": "object", "properties": {
             "position": string, "side_to_move": string, "value": int, "result": string,

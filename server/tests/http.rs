@@ -230,6 +230,13 @@ async fn moves_are_the_engine_s_with_the_positions_they_lead_to() {
     let v = get(addr, &path).await.json();
     assert_eq!(v["position"], late.to_string());
     assert_eq!(listed(&v), expected_moves(&late));
+
+    // The small board: nine first moves, the 3×3 start's.
+    let small = pylos::Rules::default().on(pylos::Board::Three);
+    let v = get(addr, "/api/pylos/moves?board=3").await.json();
+    assert_eq!(v["position"], ".../.../...|../..|. b");
+    assert_eq!(listed(&v), expected_moves(&pylos::Position::start(small)));
+    assert_eq!(listed(&v).len(), 9);
 }
 
 /// The driver's exact value of `pos`, with no limit.
@@ -312,6 +319,21 @@ async fn best_and_analyze_agree_with_the_driver() {
             assert!(m["result"].is_string());
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_small_pylos_board_is_solved_as_the_driver_solves_it() {
+    let addr = start(ServerConfig::default()).await;
+    let rules = pylos::Rules::new(pylos::Variant::Children, pylos::Takeback::Optional)
+        .on(pylos::Board::Three);
+    let start_pos = pylos::Position::start(rules);
+    let (black, _) = solved(&start_pos);
+    let body = r#"{"rules":"children","board":3,"budget":{"time_ms":20000}}"#;
+    let v = post(addr, "/api/pylos/best", body).await.json();
+    assert_eq!(v["exact"], true, "{v}");
+    assert_eq!(v["position"], start_pos.to_string());
+    assert_eq!(v["value"], black, "{v}");
+    assert!(start_pos.parse_move(v["best"].as_str().unwrap()).is_ok());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -453,6 +475,20 @@ async fn bad_input_is_a_400_naming_the_field() {
             "/api/bilitaire/moves?takeback=optional".into(),
             None,
             "takeback",
+        ),
+        ("GET", "/api/pylos/moves?board=5".into(), None, "board"),
+        ("GET", "/api/bilitaire/moves?board=3".into(), None, "board"),
+        (
+            "POST",
+            "/api/pylos/best".into(),
+            Some(r#"{"board":"three"}"#.into()),
+            "board",
+        ),
+        (
+            "POST",
+            "/api/pylos/best".into(),
+            Some(r#"{"board":5}"#.into()),
+            "board",
         ),
         (
             "GET",
