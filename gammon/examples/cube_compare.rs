@@ -29,6 +29,7 @@ use tabula_gammon::baseline::roll;
 use tabula_gammon::cube::{self, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::cube::{CubeDecision, CubeOwner, CubeState, MatchScore};
 use tabula_gammon::net::game_over;
+use tabula_gammon::search::MAX_PLIES;
 use tabula_gammon::{weights, Evaluator, Rng, SearchOptions};
 use tabula_tablebase::bearoff::OneSided;
 
@@ -221,37 +222,79 @@ fn judge(eval: &Evaluator, n: u8, plies: &[u8], state: CubeState) {
     }
 }
 
+/// What the command line asks: the exact bear-off judge for `CHECKERS` checkers a side, or the
+/// fixed set; each at these plies (empty: the default).
+enum Mode {
+    Exact { checkers: u8, plies: Vec<u8> },
+    Fixed { plies: Vec<u8> },
+}
+
+/// The most checkers a side the exact judge takes: the two-sided bear-off database's range
+/// (the exact cubeful solve grows with the square of the one-sided boards).
+const MAX_EXACT_CHECKERS: u8 = 6;
+
+fn parse_plies(args: &[String]) -> Result<Vec<u8>, String> {
+    args.iter()
+        .map(|a| match a.parse::<u8>() {
+            Ok(k) if k <= MAX_PLIES => Ok(k),
+            _ => Err(format!("plies: {a:?}: expected 0 to {MAX_PLIES}")),
+        })
+        .collect()
+}
+
+fn parse_args(args: &[String]) -> Result<Mode, String> {
+    if args.first().map(String::as_str) != Some("exact") {
+        return Ok(Mode::Fixed {
+            plies: parse_plies(args)?,
+        });
+    }
+    let checkers = match args.get(1).map(|a| (a, a.parse::<u8>())) {
+        Some((_, Ok(n))) if (1..=MAX_EXACT_CHECKERS).contains(&n) => n,
+        Some((a, _)) => {
+            return Err(format!(
+                "CHECKERS: {a:?}: expected 1 to {MAX_EXACT_CHECKERS}"
+            ))
+        }
+        None => return Err("exact: give CHECKERS, the checkers a side (1 to 6)".into()),
+    };
+    Ok(Mode::Exact {
+        checkers,
+        plies: parse_plies(&args[2..])?,
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = parse_args(&args).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    });
     let eval = weights::builtin()
         .expect("shipped weights")
         .clone()
         .with_bearoff(Arc::new(OneSided::build()));
-    if args.first().map(String::as_str) == Some("exact") {
-        let n: u8 = args.get(1).and_then(|a| a.parse().ok()).expect("CHECKERS");
-        let plies: Vec<u8> = args[2..]
-            .iter()
-            .map(|a| a.parse().expect("plies"))
-            .collect();
-        let plies = if plies.is_empty() {
-            vec![0, 1, 2]
-        } else {
-            plies
-        };
-        let m = |length, score| CubeState {
-            match_score: Some(MatchScore {
-                length,
-                score,
-                crawford: false,
-            }),
-            ..CubeState::money()
-        };
-        for state in [CubeState::money(), m(7, [0, 0]), m(5, [3, 1]), m(5, [1, 3])] {
-            judge(&eval, n, &plies, state);
+    let plies = match mode {
+        Mode::Exact { checkers: n, plies } => {
+            let plies = if plies.is_empty() {
+                vec![0, 1, 2]
+            } else {
+                plies
+            };
+            let m = |length, score| CubeState {
+                match_score: Some(MatchScore {
+                    length,
+                    score,
+                    crawford: false,
+                }),
+                ..CubeState::money()
+            };
+            for state in [CubeState::money(), m(7, [0, 0]), m(5, [3, 1]), m(5, [1, 3])] {
+                judge(&eval, n, &plies, state);
+            }
+            return;
         }
-        return;
-    }
-    let plies: Vec<u8> = args.iter().map(|a| a.parse().expect("plies")).collect();
+        Mode::Fixed { plies } => plies,
+    };
     let plies = if plies.is_empty() { vec![1, 2] } else { plies };
 
     let mut positions: Vec<(String, Position)> = vec![
