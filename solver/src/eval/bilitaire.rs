@@ -53,6 +53,9 @@ impl Evaluate for crate::games::TwoPly {
         if !self.is_pending() || pos.terminal_value().is_some() {
             return pos.evaluate();
         }
+        if crate::games::two_ply_mode() == 2 {
+            return pos.ball_count() as i32 - 2;
+        }
         let plain = pos.evaluate();
         if has_double_jump(pos.balls(), pos.holes()) {
             plain.max(pos.ball_count() as i32 - 2)

@@ -76,12 +76,24 @@ impl SolvePolicy for Position {
     }
 }
 
+/// Which split is searched (an experiment: 0 every action then its announcement, 1 only
+/// actions that leave a chain, 2 the action without announcement direct and the announcements
+/// of each action leaving a chain below one pending node).
+pub fn two_ply_mode() -> u8 {
+    static MODE: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *MODE.get_or_init(|| {
+        std::env::var("TWO_PLY_MODE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2)
+    })
+}
+
 /// Bi-litaire searched with the slider's turn split into two plies: first the action (a slide
-/// or a tile removal), then the announcement (none, or 2 up to the longest chain the action
-/// leaves). The position between the two, "the slider has acted, the announcement is pending",
-/// gets its own table entries: its value is the best over its announcements, proven once per
-/// distinct position after an action rather than per action-and-announcement move, and its
-/// table entry remembers the announcement that decided it.
+/// or a tile removal), then the announcement. The position between the two, "the slider has
+/// acted, the announcement is pending", gets its own table entries: its value is the best over
+/// its announcements, proven once per distinct position after an action rather than per
+/// action-and-announcement move.
 ///
 /// The rules engine is unchanged: a [`TwoPly`] wraps a real [`Position`], and
 /// [`TwoPly::engine_line`] turns a line of the split search back into the engine's moves (an
@@ -99,9 +111,10 @@ pub struct TwoPly {
 /// A move of the split search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TwoPlyMove {
-    /// An engine move: the opening removal or a ball move, or at a slider position its action
-    /// alone (announcement 0 in the move; the announcement is the next ply).
+    /// An engine move (a slider action here carries its announcement, none in the search).
     Play(Move),
+    /// The slider's action alone, its announcement the next ply.
+    Act(Move),
     /// The announcement after the action: 0 for none, else the number of jumps.
     Announce(u8),
 }
@@ -110,7 +123,7 @@ impl std::fmt::Display for TwoPlyMove {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TwoPlyMove::Play(mv) => write!(f, "{mv}"),
-            TwoPlyMove::Announce(0) => write!(f, "!0"),
+            TwoPlyMove::Act(mv) => write!(f, "{mv}!?"),
             TwoPlyMove::Announce(n) => write!(f, "!{n}"),
         }
     }
@@ -166,7 +179,11 @@ impl TwoPly {
         for &mv in line {
             match mv {
                 TwoPlyMove::Play(m) => {
-                    acted = m.is_slider_move();
+                    acted = false;
+                    out.push(m);
+                }
+                TwoPlyMove::Act(m) => {
+                    acted = true;
                     out.push(m);
                 }
                 TwoPlyMove::Announce(n) => {
@@ -180,7 +197,7 @@ impl TwoPly {
         out
     }
 
-    /// The announcements open after the action (2 up to the longest chain, at most `most`).
+    /// The longest chain open after the action, at most `most`.
     fn longest_announcement(&self, most: u32) -> u8 {
         let longest = movegen::longest_chain_up_to(self.pos.balls(), self.pos.holes(), most);
         u8::try_from(longest).unwrap_or(u8::MAX)
@@ -192,20 +209,41 @@ impl TwoPly {
             .map(|(before, action)| before.play(action.with_announcement(n)))
     }
 
+    /// The moves, with no announcement beyond `most` jumps.
     fn moves_announcing_at_most(&self, most: u32, moves: &mut Vec<TwoPlyMove>) {
+        let mode = two_ply_mode();
         match self.pending {
             Some(_) => {
                 if self.terminal_value().is_some() {
                     return;
                 }
-                moves.push(TwoPlyMove::Announce(0));
+                if mode < 2 {
+                    moves.push(TwoPlyMove::Announce(0));
+                }
                 let longest = self.longest_announcement(most);
                 moves.extend((2..=longest).map(TwoPlyMove::Announce));
             }
             None if self.pos.side() == Side::Slider => {
-                movegen::for_each_slider_action(&self.pos, |action, _| {
-                    moves.push(TwoPlyMove::Play(action));
+                let first = moves.len();
+                movegen::for_each_slider_action(&self.pos, |action, after| {
+                    let chain = || movegen::has_double_jump(after.balls(), after.holes());
+                    moves.push(match mode {
+                        0 => TwoPlyMove::Act(action),
+                        1 if chain() => TwoPlyMove::Act(action),
+                        _ => TwoPlyMove::Play(action),
+                    });
                 });
+                if mode == 2 && most >= 2 {
+                    for i in first..moves.len() {
+                        let TwoPlyMove::Play(action) = moves[i] else {
+                            continue;
+                        };
+                        let after = self.pos.play(action);
+                        if movegen::has_double_jump(after.balls(), after.holes()) {
+                            moves.push(TwoPlyMove::Act(action));
+                        }
+                    }
+                }
             }
             None => {
                 let mut real = Vec::new();
@@ -216,7 +254,7 @@ impl TwoPly {
     }
 }
 
-impl tabula_engine::Game for TwoPly {
+impl Game for TwoPly {
     type Move = TwoPlyMove;
 
     fn legal_moves(&self, moves: &mut Vec<TwoPlyMove>) {
@@ -225,17 +263,16 @@ impl tabula_engine::Game for TwoPly {
 
     fn play(&self, mv: TwoPlyMove) -> TwoPly {
         match mv {
-            TwoPlyMove::Play(m) if self.pos.side() == Side::Slider && self.pending.is_none() => {
-                TwoPly {
-                    pos: self.pos.play(m),
-                    pending: Some((self.pos, m)),
-                }
-            }
             TwoPlyMove::Play(m) => TwoPly::new(self.pos.play(m)),
+            TwoPlyMove::Act(m) => TwoPly {
+                pos: self.pos.play(m),
+                pending: Some((self.pos, m)),
+            },
             TwoPlyMove::Announce(0) => TwoPly::new(self.pos),
-            TwoPlyMove::Announce(n) => {
-                TwoPly::new(self.announced(n).expect("play: an announcement must be pending"))
-            }
+            TwoPlyMove::Announce(n) => TwoPly::new(
+                self.announced(n)
+                    .expect("play: an announcement must be pending"),
+            ),
         }
     }
 
@@ -244,7 +281,7 @@ impl tabula_engine::Game for TwoPly {
     }
 }
 
-impl tabula_engine::Scored for TwoPly {
+impl Scored for TwoPly {
     const MIN_VALUE: i32 = Position::MIN_VALUE;
     const MAX_VALUE: i32 = Position::MAX_VALUE;
     const MAX_MOVES: usize = Position::MAX_MOVES;
@@ -257,16 +294,22 @@ impl tabula_engine::Scored for TwoPly {
         }
     }
 
-    /// An action that leaves no jump ends the round: no announcement is possible, and the ball
-    /// player cannot move.
+    /// An action that leaves no jump ends the round.
     fn terminal_value(&self) -> Option<i32> {
         self.pos.terminal_value()
     }
 
-    /// Pending: the round goes on (there is a jump), and every announcement costs at least one
-    /// ball, so the bounds are those of the position without announcement.
+    /// Pending: the bounds of the position without announcement (every announcement costs a
+    /// ball at least); with announcements only (mode 2), at most `balls - 2`.
     fn value_bounds(&self) -> (i32, i32) {
-        self.pos.value_bounds()
+        let (lo, hi) = self.pos.value_bounds();
+        match self.pending {
+            Some(_) if two_ply_mode() == 2 && self.terminal_value().is_none() => {
+                let hi = self.pos.ball_count() as i32 - 2;
+                (lo.min(hi), hi)
+            }
+            _ => (lo, hi),
+        }
     }
 }
 
@@ -283,39 +326,46 @@ impl tabula_engine::Keyed for TwoPly {
 }
 
 impl TestShortcuts for TwoPly {
-    /// As for [`Position`]: an announcement of N leaves at most `balls - N`, so a pending
-    /// position testing "≥ x" needs none beyond `balls - x`.
+    /// As for [`Position`]: an announcement of N leaves at most `balls - N`, so a test "≥ x"
+    /// needs none beyond `balls - x`.
     fn legal_moves_for_test(&self, x: i32, moves: &mut Vec<TwoPlyMove>) {
+        let most = (self.pos.ball_count() as i32 - x).max(0);
+        self.moves_announcing_at_most(most as u32, moves);
+    }
+
+    /// A pending position at the top of its bounds: without announcement (modes 0, 1) the
+    /// position after the action at its top; with announcements only, the announcement of 2
+    /// at its top.
+    fn decide_test(&self, x: i32) -> Option<bool> {
         match self.pending {
-            Some(_) => {
-                let most = (self.pos.ball_count() as i32 - x).max(0);
-                self.moves_announcing_at_most(most as u32, moves);
-            }
-            None => self.moves_announcing_at_most(u32::MAX, moves),
+            Some(_) if two_ply_mode() == 2 => self.announced(2)?.decide_test(x),
+            _ => self.pos.decide_test(x),
         }
     }
 
-    /// A pending position at the top of its bounds (`balls - 1`: only "no announcement" can
-    /// reach it) is its position without announcement at the top of its bounds.
-    fn decide_test(&self, x: i32) -> Option<bool> {
-        self.pos.decide_test(x)
-    }
-
-    /// One step below the top (`balls - 2`): no announcement reaching it (the ball player's
-    /// three-ply mask test) or an announcement of 2 at the top of its bounds (two plies).
+    /// One step below the top: by the three-ply mask test of the best option, or the two-ply
+    /// one of the next.
     fn decide_test_deeper(&self, x: i32) -> Option<bool> {
         match self.pending {
             None => self.pos.decide_test_deeper(x),
+            Some(_) if two_ply_mode() == 2 => {
+                let two = self.announced(2)?;
+                if two.decide_test_deeper(x)? {
+                    return Some(true);
+                }
+                if self.longest_announcement(3) < 3 {
+                    return Some(false);
+                }
+                self.announced(3)?.decide_test(x)
+            }
             Some(_) => {
-                let plain = self.pos.decide_test_deeper(x)?;
-                if plain {
+                if self.pos.decide_test_deeper(x)? {
                     return Some(true);
                 }
                 if self.longest_announcement(2) < 2 {
                     return Some(false);
                 }
-                let two = self.announced(2)?;
-                two.decide_test(x)
+                self.announced(2)?.decide_test(x)
             }
         }
     }
