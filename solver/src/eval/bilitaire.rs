@@ -1,7 +1,7 @@
 //! Bi-litaire's heuristic evaluation.
 
 use super::Evaluate;
-use tabula_engine::bilitaire::movegen::{has_double_jump, jump_slots, simple_jump_count};
+use tabula_engine::bilitaire::movegen::{jump_slots, simple_jump_count};
 use tabula_engine::bilitaire::{Position as Bilitaire, Side};
 use tabula_engine::Scored;
 
@@ -43,24 +43,16 @@ impl Evaluate for Bilitaire {
 }
 
 /// Between the slider's action and his announcement (the split search,
-/// [`crate::games::TwoPly`]): the best of its options' estimates, as the slider orders them
-/// above, so that the actions are ordered as their best action-and-announcement moves were:
-/// no announcement estimated at balls − jumps, an announcement of 2 (where the action leaves a
-/// chain) at balls − 2.
+/// [`crate::games::TwoPly`], measured and not adopted): the top of its bounds, balls − 2, the
+/// estimate of its best announcement above, so that the slider orders it as he orders an
+/// announcement of 2.
 impl Evaluate for crate::games::TwoPly {
     fn evaluate(&self) -> i32 {
         let pos = self.position();
-        if !self.is_pending() || pos.terminal_value().is_some() {
-            return pos.evaluate();
-        }
-        if crate::games::two_ply_mode() == 2 {
-            return pos.ball_count() as i32 - 2;
-        }
-        let plain = pos.evaluate();
-        if has_double_jump(pos.balls(), pos.holes()) {
-            plain.max(pos.ball_count() as i32 - 2)
+        if self.is_pending() {
+            self.value_bounds().1
         } else {
-            plain
+            pos.evaluate()
         }
     }
 }

@@ -76,24 +76,18 @@ impl SolvePolicy for Position {
     }
 }
 
-/// Which split is searched (an experiment: 0 every action then its announcement, 1 only
-/// actions that leave a chain, 2 the action without announcement direct and the announcements
-/// of each action leaving a chain below one pending node).
-pub fn two_ply_mode() -> u8 {
-    static MODE: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
-    *MODE.get_or_init(|| {
-        std::env::var("TWO_PLY_MODE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(2)
-    })
-}
-
-/// Bi-litaire searched with the slider's turn split into two plies: first the action (a slide
-/// or a tile removal), then the announcement. The position between the two, "the slider has
-/// acted, the announcement is pending", gets its own table entries: its value is the best over
-/// its announcements, proven once per distinct position after an action rather than per
-/// action-and-announcement move.
+/// Bi-litaire searched with the slider's turn split into two plies where he announces: every
+/// action without announcement is a move of the slider's position, as in the engine, and every
+/// action that leaves a chain is a second move, "act, then announce", to a pending position
+/// whose moves are the announcements 2 up to the longest chain. The pending position gets its
+/// own table entries: its value (the best over its announcements) is proven once per distinct
+/// position after an action, not per action-and-announcement move.
+///
+/// **Measured, not adopted** (docs/bilitaire.md, "What did not pay"): node counts within
+/// ±10% of the engine's own move list on the 23- and 27-ball suites, worse on the hard
+/// (jumper) suite; the positions after an announcement already share table entries. Splitting
+/// every action (the announcement "none" a move of the pending position too) cost up to twice
+/// the nodes. Kept as an option of the suites example (`TWO_PLY=1`) for later measurements.
 ///
 /// The rules engine is unchanged: a [`TwoPly`] wraps a real [`Position`], and
 /// [`TwoPly::engine_line`] turns a line of the split search back into the engine's moves (an
@@ -113,9 +107,9 @@ pub struct TwoPly {
 pub enum TwoPlyMove {
     /// An engine move (a slider action here carries its announcement, none in the search).
     Play(Move),
-    /// The slider's action alone, its announcement the next ply.
+    /// The slider's action alone (it leaves a chain), an announcement the next ply.
     Act(Move),
-    /// The announcement after the action: 0 for none, else the number of jumps.
+    /// The announcement after the action: the number of jumps, 2 or more.
     Announce(u8),
 }
 
@@ -209,41 +203,24 @@ impl TwoPly {
             .map(|(before, action)| before.play(action.with_announcement(n)))
     }
 
-    /// The moves, with no announcement beyond `most` jumps.
+    /// The moves, with no announcement beyond `most` jumps: at a slider position every action
+    /// without announcement, then (where `most` allows one) the actions leaving a chain, each
+    /// to its pending position; at a pending position the announcements.
     fn moves_announcing_at_most(&self, most: u32, moves: &mut Vec<TwoPlyMove>) {
-        let mode = two_ply_mode();
         match self.pending {
             Some(_) => {
-                if self.terminal_value().is_some() {
-                    return;
-                }
-                if mode < 2 {
-                    moves.push(TwoPlyMove::Announce(0));
-                }
                 let longest = self.longest_announcement(most);
                 moves.extend((2..=longest).map(TwoPlyMove::Announce));
             }
             None if self.pos.side() == Side::Slider => {
-                let first = moves.len();
+                let mut chains = Vec::new();
                 movegen::for_each_slider_action(&self.pos, |action, after| {
-                    let chain = || movegen::has_double_jump(after.balls(), after.holes());
-                    moves.push(match mode {
-                        0 => TwoPlyMove::Act(action),
-                        1 if chain() => TwoPlyMove::Act(action),
-                        _ => TwoPlyMove::Play(action),
-                    });
-                });
-                if mode == 2 && most >= 2 {
-                    for i in first..moves.len() {
-                        let TwoPlyMove::Play(action) = moves[i] else {
-                            continue;
-                        };
-                        let after = self.pos.play(action);
-                        if movegen::has_double_jump(after.balls(), after.holes()) {
-                            moves.push(TwoPlyMove::Act(action));
-                        }
+                    moves.push(TwoPlyMove::Play(action));
+                    if most >= 2 && movegen::has_double_jump(after.balls(), after.holes()) {
+                        chains.push(TwoPlyMove::Act(action));
                     }
-                }
+                });
+                moves.extend(chains);
             }
             None => {
                 let mut real = Vec::new();
@@ -268,7 +245,6 @@ impl Game for TwoPly {
                 pos: self.pos.play(m),
                 pending: Some((self.pos, m)),
             },
-            TwoPlyMove::Announce(0) => TwoPly::new(self.pos),
             TwoPlyMove::Announce(n) => TwoPly::new(
                 self.announced(n)
                     .expect("play: an announcement must be pending"),
@@ -294,21 +270,23 @@ impl Scored for TwoPly {
         }
     }
 
-    /// An action that leaves no jump ends the round.
+    /// A pending position is never terminal: the action left a chain.
     fn terminal_value(&self) -> Option<i32> {
-        self.pos.terminal_value()
+        match self.pending {
+            Some(_) => None,
+            None => self.pos.terminal_value(),
+        }
     }
 
-    /// Pending: the bounds of the position without announcement (every announcement costs a
-    /// ball at least); with announcements only (mode 2), at most `balls - 2`.
+    /// Pending: an announcement of N ≥ 2 leaves at most `balls - N`; a chain of two needs three
+    /// balls, so the bounds are at least 1 and at most `balls - 2`.
     fn value_bounds(&self) -> (i32, i32) {
-        let (lo, hi) = self.pos.value_bounds();
         match self.pending {
-            Some(_) if two_ply_mode() == 2 && self.terminal_value().is_none() => {
+            Some(_) => {
                 let hi = self.pos.ball_count() as i32 - 2;
-                (lo.min(hi), hi)
+                (hi.min(1), hi)
             }
-            _ => (lo, hi),
+            None => self.pos.value_bounds(),
         }
     }
 }
@@ -333,22 +311,21 @@ impl TestShortcuts for TwoPly {
         self.moves_announcing_at_most(most as u32, moves);
     }
 
-    /// A pending position at the top of its bounds: without announcement (modes 0, 1) the
-    /// position after the action at its top; with announcements only, the announcement of 2
-    /// at its top.
+    /// A pending position at the top of its bounds (`balls - 2`) is the announcement of 2 at
+    /// the top of its own: a mask check over two plies.
     fn decide_test(&self, x: i32) -> Option<bool> {
         match self.pending {
-            Some(_) if two_ply_mode() == 2 => self.announced(2)?.decide_test(x),
-            _ => self.pos.decide_test(x),
+            Some(_) => self.announced(2)?.decide_test(x),
+            None => self.pos.decide_test(x),
         }
     }
 
-    /// One step below the top: by the three-ply mask test of the best option, or the two-ply
-    /// one of the next.
+    /// One step below the top (`balls - 3`): the announcement of 2 by its three-ply mask test,
+    /// or else the announcement of 3 (where the chain allows it) by its two-ply one.
     fn decide_test_deeper(&self, x: i32) -> Option<bool> {
         match self.pending {
             None => self.pos.decide_test_deeper(x),
-            Some(_) if two_ply_mode() == 2 => {
+            Some(_) => {
                 let two = self.announced(2)?;
                 if two.decide_test_deeper(x)? {
                     return Some(true);
@@ -357,15 +334,6 @@ impl TestShortcuts for TwoPly {
                     return Some(false);
                 }
                 self.announced(3)?.decide_test(x)
-            }
-            Some(_) => {
-                if self.pos.decide_test_deeper(x)? {
-                    return Some(true);
-                }
-                if self.longest_announcement(2) < 2 {
-                    return Some(false);
-                }
-                self.announced(2)?.decide_test(x)
             }
         }
     }
