@@ -12,7 +12,9 @@
 //! `FROM` (counted from 0). Environment: `LIMIT`
 //! (seconds per position, default none), `NODES` (nodes per position), `THREADS` (default 1),
 //! `HASH` (MiB, default 64, a fresh table per position), `OPTIONS` (seconds: also value every
-//! option of each solved slider-to-move position, to measure what announcements are worth).
+//! option of each solved slider-to-move position, to measure what announcements are worth),
+//! `TWO_PLY=1` (search the slider's action and announcement as two plies,
+//! `tabula_solver::games::TwoPly`; not with `OPTIONS`).
 //! The summary gives, per generator and size, the median, 90th percentile and maximum of the
 //! time and of the nodes (an unsolved position counts as the slowest), the number solved (value
 //! proven; the limit may have stopped the principal variation after it), the
@@ -21,7 +23,8 @@
 use std::time::Duration;
 use tabula_benches::{bilitaire_committed_suite, bilitaire_generated_suite, BilitaireGenerator};
 use tabula_engine::bilitaire::{Position, Side};
-use tabula_solver::driver::{Config, Driver, Limits, Solve};
+use tabula_solver::driver::{Config, Driver, Limits, Line, Solve};
+use tabula_solver::games::TwoPly;
 use tabula_solver::AtomicTable;
 
 fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -65,7 +68,32 @@ fn solve(pos: &Position, threads: usize, mb: usize, limits: Limits, options: f64
     };
     let driver = Driver::new(&table, config, limits);
     let slider = pos.side() == Side::Slider;
-    match driver.solve(pos) {
+    let answer = if env::<u8>("TWO_PLY") == Some(1) {
+        match driver.solve(&TwoPly::new(*pos)) {
+            Solve::Solved { line, stats } => Solve::Solved {
+                line: Line {
+                    value: line.value,
+                    pv: TwoPly::engine_line(&line.pv),
+                    best: TwoPly::engine_line(&line.pv).first().copied(),
+                },
+                stats,
+            },
+            Solve::Stopped {
+                reason,
+                lower,
+                upper,
+                stats,
+            } => Solve::Stopped {
+                reason,
+                lower,
+                upper,
+                stats,
+            },
+        }
+    } else {
+        driver.solve(pos)
+    };
+    match answer {
         Solve::Solved { line, stats } => {
             let mut announce = Vec::new();
             if slider && options > 0.0 {

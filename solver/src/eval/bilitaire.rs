@@ -41,3 +41,18 @@ impl Evaluate for Bilitaire {
         estimate.clamp(lo, hi)
     }
 }
+
+/// Between the slider's action and his announcement (the split search,
+/// [`crate::games::TwoPly`], measured and not adopted): the top of its bounds, balls − 2, the
+/// estimate of its best announcement above, so that the slider orders it as he orders an
+/// announcement of 2.
+impl Evaluate for crate::games::TwoPly {
+    fn evaluate(&self) -> i32 {
+        let pos = self.position();
+        if self.is_pending() {
+            self.value_bounds().1
+        } else {
+            pos.evaluate()
+        }
+    }
+}

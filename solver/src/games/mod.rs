@@ -9,6 +9,7 @@
 mod bilitaire;
 mod pylos;
 
+pub use bilitaire::{TwoPly, TwoPlyMove};
 pub use pylos::{verdict, Verdict};
 
 use tabula_engine::{Keyed, Scored};
