@@ -53,7 +53,13 @@ fn full_board_tables_agree_with_the_search() {
                     other => panic!("{rules}: {pos}: {other:?}"),
                 }
             } else {
-                match driver.analyze(&pos, 40, |_| {}) {
+                let analysis = driver.analyze(&pos, 40, |_| {});
+                nodes += match &analysis {
+                    Analysis::Exact { stats, .. }
+                    | Analysis::Estimate { stats, .. }
+                    | Analysis::Stopped { stats, .. } => stats.nodes,
+                };
+                match analysis {
                     Analysis::Exact { line, .. } if line.value != 0 => Some(line.value),
                     _ => None,
                 }
