@@ -9,14 +9,27 @@
 //! seeded random games, 14 to 22 plies in. Under take-back rules (when their tables are there),
 //! 200 positions 26 to 34 plies in, wherever the search proves a win or loss within its node
 //! budget.
+//!
+//! The search cannot prove a draw. The second test checks every table against the rules
+//! themselves, where draws too must hold: on sampled positions, each value must be what the
+//! values of its children (reached by the engine's moves, not the builder's un-moves) make it.
+//! A table that satisfies this at every position is exact (by induction on the distance, a
+//! consistent win or loss is a true one, and a true one cannot be labelled a draw), so a
+//! sample that finds no exception is evidence for the whole table, draws included.
+//! `TABULA_PYLOS4_SAMPLES=N` sets the sample: N positions of random games and N random
+//! indices a table (default 20,000).
 
 mod common;
 
 use common::random_positions;
-use tabula_engine::pylos::{Rules, Variant};
+use tabula_engine::playout::Rng;
+use tabula_engine::pylos::{Position, Rules, Variant};
+use tabula_engine::retro::Retrograde;
+use tabula_engine::Game;
 use tabula_solver::driver::{Analysis, Config, Driver, Limits, Solve};
 use tabula_solver::{AtomicTable, SolvePolicy};
 use tabula_tablebase::pylos::{default_dir, payoff, PylosTable};
+use tabula_tablebase::retro::Value;
 
 #[test]
 #[ignore = "needs a full-board table (TABULA_TABLEBASES=DIR)"]
@@ -76,6 +89,83 @@ fn full_board_tables_agree_with_the_search() {
         );
         if rules.variant == Variant::Children {
             assert_eq!(compared, 200, "{rules}");
+        }
+    }
+    assert!(tables > 0, "no full-board table in {}", dir.display());
+}
+
+/// The value the rules give `pos` from its children's values in `table`: a win one ply
+/// longer than the quickest lost child, else (every child won) a loss one ply longer than the
+/// slowest, else (a drawn child, none lost) a draw; a finished game is lost at once.
+fn from_children(table: &PylosTable, pos: &Position) -> Value {
+    if pos.is_terminal() {
+        return Value::Loss(0);
+    }
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let (mut quickest_loss, mut slowest_win, mut drawn) = (None::<u32>, 0, false);
+    for m in moves {
+        match table.value(&pos.play(m)).unwrap() {
+            Value::Loss(d) => quickest_loss = Some(quickest_loss.map_or(d, |q| q.min(d))),
+            Value::Win(d) => slowest_win = slowest_win.max(d),
+            Value::Draw => drawn = true,
+            Value::Hole => panic!("{pos}: a child {} is a hole", pos.play(m)),
+        }
+    }
+    match quickest_loss {
+        Some(d) => Value::Win(d + 1),
+        None if drawn => Value::Draw,
+        None => Value::Loss(slowest_win + 1),
+    }
+}
+
+#[test]
+#[ignore = "needs a full-board table (TABULA_TABLEBASES=DIR)"]
+fn full_board_tables_hold_position_by_position() {
+    let dir = default_dir();
+    let mut tables = 0;
+    for rules in Rules::ALL {
+        let Some(table) = PylosTable::find(&dir, rules).unwrap() else {
+            continue;
+        };
+        tables += 1;
+        // Positions of random games at every depth, and random indices of the whole space
+        // (most of them out of reach of random play: late, lopsided, full of take-backs);
+        // TABULA_PYLOS4_SAMPLES of each (default 20,000).
+        let samples = std::env::var("TABULA_PYLOS4_SAMPLES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(20_000);
+        let mut positions = random_positions(rules, samples, 0, 70);
+        positions.insert(0, Position::start(rules));
+        let space = table.space();
+        let mut rng = Rng::new(7);
+        let mut holes = 0;
+        while positions.len() < 2 * samples + 1 {
+            match space.unrank(rng.next_u64() % space.size()) {
+                Some(p) => positions.push(p),
+                None => holes += 1,
+            }
+        }
+        let mut counts = [0usize; 3];
+        for pos in &positions {
+            let have = table.value(pos).unwrap();
+            assert_eq!(have, from_children(&table, pos), "{rules}: {pos}");
+            counts[match have {
+                Value::Win(_) => 0,
+                Value::Loss(_) => 1,
+                _ => 2,
+            }] += 1;
+        }
+        eprintln!(
+            "{rules}: {} positions hold (won / lost / drawn {} / {} / {}; {holes} holes skipped)",
+            positions.len(),
+            counts[0],
+            counts[1],
+            counts[2]
+        );
+        if rules.variant == Variant::Mature {
+            assert!(counts[2] > 0, "{rules}: no draw sampled");
         }
     }
     assert!(tables > 0, "no full-board table in {}", dir.display());
