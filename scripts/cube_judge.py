@@ -392,6 +392,17 @@ def main():
                 cells.append("%s %s %.1f (%d)" % (label, k, 1000 * sum(sel) / max(1, len(sel)),
                                                  len(sel)))
         p("  %-12s %s" % (name, ", ".join(cells)))
+    p("by class (doubling / take/pass error, decisions):")
+    for name, _ in rows:
+        cells = []
+        for c in CLASSES:
+            sel = {k: [d["errors"][name] for d in dec if d["kind"] == k and d["class"] == c]
+                   for k in ("double", "take")}
+            cells.append("%s %.1f / %.1f (%d/%d)"
+                         % (c, 1000 * sum(sel["double"]) / max(1, len(sel["double"])),
+                            1000 * sum(sel["take"]) / max(1, len(sel["take"])),
+                            len(sel["double"]), len(sel["take"])))
+        p("  %-12s %s" % (name, ", ".join(cells)))
     text = "\n".join(out)
     print(text)
     if a.out:
