@@ -20,7 +20,8 @@ The set (gnubg side):
   2-cube the roller owns (a redouble), and in a 7-point match with the cube centred
   7-away 7-away, 3-away 5-away, 5-away 3-away, 2-away 4-away, 4-away 2-away and post-Crawford
   3-away 1-away (the trailer doubles, the leader takes or passes). Money: no Jacoby rule, no
-  beavers (in gnubg and in the Match IDs given to Tabula).
+  beavers (gnubg set so; Tabula's centred money cube is asked without a Match ID, its
+  default being the same: see tabula_cube).
 - Judge: gnubg 2-ply cubeful evaluation (`cfevaluate`, deterministic, gnubg's default move
   pruning) of No double (ND), Double/take (DT) and Double/pass (DP), the roller's equities
   normalised to the cube value (money) or to a 1-cube money game (match: gnubg's EMG). The
@@ -28,18 +29,20 @@ The set (gnubg side):
 - A *doubling decision* (the roller's: double or not) is close when |ND - D| < MARGIN; a
   *take decision* (the opponent's answer to a double: take or pass) is close when
   |DT - DP| < MARGIN. MARGIN defaults to 0.16, the threshold gnubg's own analysis uses for a
-  "close" cube decision (eval.c, isCloseCubedecision). To save time a gnubg 0-ply cfevaluate
-  first drops (position, cube state) pairs where neither gap is below MARGIN + 0.10 at 0 ply;
-  the closeness test itself is always at 2 ply.
+  "close" cube decision (eval.c, isCloseCubedecision). Every (position, cube state) pair is
+  evaluated at 2 ply: no cheaper 0-ply filter, since gnubg's 0-ply and 2-ply gaps differ by up
+  to 0.48 (measured on the seed-1 set, at 2-away 4-away, where 0 ply misses the opponent's
+  recube to 4).
 - Classes, for the set's make-up: bear-off (every checker of both sides on its home points or
   off), race (no contact otherwise), gammonish (gnubg 0-ply cubeless gammon rate, won plus
   lost, at least 0.35; the opening position's is 0.28), contact (the rest). Each decision
   takes the first class that applies in that order.
 - Selection: DECISIONS/2 doubling and the rest take decisions (a shortfall of one kind is
   filled with the other), drawn round-robin over the cube states and, within a state, over
-  the classes in the order contact, gammonish, bear-off, contact, race, gammonish (a class
-  that has run out is skipped), each class's list shuffled with SEED; a position enters at
-  most once per kind (in one cube state), so the decisions are not copies of each other.
+  the classes in the cycle contact, gammonish, bear-off, contact, race, gammonish (entered at
+  a different place for each state; a class that has run out is skipped), each class's list
+  shuffled with SEED; a position enters at most once per kind (in one cube state), so the
+  decisions are not copies of each other.
 
 The errors (driver side), per decision, in the roller's normalised equity (as gnubg reports
 errors; "millipoints" = 1/1000 of it):
@@ -65,7 +68,6 @@ import time
 GNUBG = os.environ.get("GNUBG", "/usr/games/gnubg")
 BLUNDER = 0.08
 WRONG = 1e-9
-PREFILTER = 0.10  # extra 0-ply margin: 0-ply and 2-ply gaps rarely differ by more
 GAMMONISH = 0.35  # gammon rate (won + lost); the opening's is 0.28 at gnubg 0-ply
 DECIDED = 0.03  # a position is decided when either side wins more than 1 - DECIDED
 
@@ -139,7 +141,7 @@ def in_gnubg(cfg_path):
     playing = gnubg.posinfo(0, 0, 0, 1, (0, 0))
     mids = [gnubg.matchid(ci, playing) for ci in cis]
     decisions = []
-    pre = live = 0
+    live = 0
     started = time.time()
     for posid in positions:
         board = gnubg.positionfromid(posid)
@@ -151,10 +153,6 @@ def in_gnubg(cfg_path):
         for si, ci in enumerate(cis):
             r0 = gnubg.cfevaluate(board, ci, ec0)
             nd0, dt0, dp0 = r0[1], r0[2], r0[3]
-            if (abs(nd0 - min(dt0, dp0)) >= margin + PREFILTER
-                    and abs(dt0 - dp0) >= margin + PREFILTER):
-                continue
-            pre += 1
             r2 = gnubg.cfevaluate(board, ci, ec2)
             nd, dt, dp = r2[1], r2[2], r2[3]
             base = {"position": posid, "match_id": mids[si], "state": STATES[si][0],
@@ -164,9 +162,8 @@ def in_gnubg(cfg_path):
                 decisions.append(dict(base, kind="double"))
             if abs(dt - dp) < margin:
                 decisions.append(dict(base, kind="take"))
-    print("candidates: %d positions not decided, %d (position, state) pairs, %d past the "
-          "0-ply filter, %d close decisions; %.0f s"
-          % (live, live * len(cis), pre, len(decisions), time.time() - started))
+    print("candidates: %d positions not decided, %d (position, state) pairs, %d close "
+          "decisions; %.0f s" % (live, live * len(cis), len(decisions), time.time() - started))
 
     counts = {}
     for d in decisions:
@@ -218,8 +215,8 @@ def in_gnubg(cfg_path):
         doubles += draw("double", target - len(doubles) - len(takes))
     chosen = doubles + takes
     with open(cfg["out"], "w") as f:
-        json.dump({"positions": len(positions), "live": live, "close": len(decisions), "decisions": chosen},
-                  f)
+        json.dump({"positions": len(positions), "live": live, "close": len(decisions),
+                   "decisions": chosen}, f)
 
 
 def engine_error(d, doubles=None, takes=None):
