@@ -214,3 +214,23 @@ fn match_state_and_match_id() {
     assert_eq!((s.length(), s.on_roll(), s.cube_owner()), (0, 1, None));
     assert!(MatchState::at_score(7, [6, 6], true, false).is_err());
 }
+
+#[test]
+fn the_jacoby_bit_reads_as_gnubg_writes_it() {
+    use tabula_engine::backgammon::{MatchId, Xgid};
+    // gnubg 1.07, `set jacoby on` / `set jacoby off`, then `new game` and `show matchid`.
+    let on = MatchId::decode("cAkFAAAAAAAA").unwrap();
+    let off = MatchId::decode("cAkAAAAAAAAE").unwrap();
+    assert!(on.jacoby);
+    assert!(!off.jacoby);
+    assert_eq!(on.encode(), "cAkFAAAAAAAA");
+    assert_eq!(off.encode(), "cAkAAAAAAAAE");
+    // XG's money field 7: 1 the Jacoby rule (+2 beavers); in a match it is the Crawford flag.
+    let xg = |field7: u8, length: u32| {
+        let id = format!("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:{field7}:{length}:10");
+        Xgid::parse(&id).unwrap().match_id().jacoby
+    };
+    assert!(xg(1, 0) && xg(3, 0));
+    assert!(!xg(0, 0) && !xg(2, 0));
+    assert!(!xg(1, 7));
+}

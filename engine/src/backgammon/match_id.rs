@@ -55,7 +55,9 @@ pub struct MatchId {
     pub match_length: u32,
     /// Scores of players 0 and 1.
     pub score: [u32; 2],
-    /// The Jacoby rule setting (bit 66).
+    /// Whether the Jacoby rule is in force (money play). gnubg 1.07 keeps it in bit 66, past
+    /// the 66 bits its manual documents, **set when the rule is off**: with `set jacoby on`
+    /// it writes `cAkFAAAAAAAA` for a new money game, with `set jacoby off` `cAkAAAAAAAAE`.
     pub jacoby: bool,
 }
 
@@ -82,6 +84,9 @@ impl fmt::Display for MatchIdError {
 
 impl std::error::Error for MatchIdError {}
 
+/// gnubg's new money session: cube 1 centred, player 0 on roll, the Jacoby rule on (gnubg's
+/// default, while Tabula's own money default, `CubeState::money()` in the backgammon AI, is
+/// without it).
 impl Default for MatchId {
     fn default() -> Self {
         MatchId {
@@ -129,7 +134,7 @@ impl MatchId {
         put(self.match_length, 15);
         put(self.score[0], 15);
         put(self.score[1], 15);
-        put(self.jacoby as u32, 1);
+        put(!self.jacoby as u32, 1);
         k
     }
 
@@ -184,7 +189,7 @@ impl MatchId {
             dice: (dice.0 as u8, dice.1 as u8),
             match_length: bits(k, 21, 15),
             score: [bits(k, 36, 15), bits(k, 51, 15)],
-            jacoby: bits(k, 66, 1) == 1,
+            jacoby: bits(k, 66, 1) == 0,
         };
         if m.match_length > 0 {
             for s in m.score {

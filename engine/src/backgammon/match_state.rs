@@ -460,7 +460,9 @@ impl MatchState {
             dice,
             match_length: self.length,
             score: self.score,
-            jacoby: true,
+            // The state does not hold the rule: no Jacoby, Tabula's default for money (and
+            // what gnubg writes in matches); a caller playing with it sets the field.
+            jacoby: false,
         }
     }
 

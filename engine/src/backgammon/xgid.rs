@@ -309,7 +309,8 @@ impl Xgid {
             } else {
                 [self.score_bottom, self.score_top]
             },
-            jacoby: true,
+            // XG's field 7 holds the Jacoby rule in money play (bit 0; bit 1 is beavers).
+            jacoby: self.match_length == 0 && self.crawford_jacoby & 1 == 1,
         }
     }
 }
