@@ -16,19 +16,7 @@ fn solve_with<T: Table>(table: &T, pos: &Position, options: SearchOptions) -> i3
     let report = searcher.solve(pos).expect("no limits set");
     assert!(report.exact);
     // The principal variation is legal and ends where the value says.
-    let mut end = *pos;
-    for &mv in &report.pv {
-        let mut legal = Vec::new();
-        end.legal_moves(&mut legal);
-        assert!(legal.contains(&mv), "{pos}: pv move {mv} illegal");
-        end = end.play(mv);
-    }
-    assert!(end.is_terminal(), "{pos}: pv stops early at {end}");
-    assert_eq!(
-        end.ball_count() as i32,
-        report.value,
-        "{pos}: pv ends elsewhere"
-    );
+    common::assert_line_ends_at(pos, &report.pv, report.value);
     report.value
 }
 

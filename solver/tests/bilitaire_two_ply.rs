@@ -19,20 +19,7 @@ fn solve_split<T: Table>(table: &T, pos: &Position, options: SearchOptions) -> i
         .solve(&TwoPly::new(*pos))
         .expect("no limits set");
     assert!(report.exact);
-    let line = TwoPly::engine_line(&report.pv);
-    let mut end = *pos;
-    for &mv in &line {
-        let mut legal = Vec::new();
-        end.legal_moves(&mut legal);
-        assert!(legal.contains(&mv), "{pos}: pv move {mv} illegal at {end}");
-        end = end.play(mv);
-    }
-    assert!(end.is_terminal(), "{pos}: pv stops early at {end}");
-    assert_eq!(
-        end.ball_count() as i32,
-        report.value,
-        "{pos}: pv ends elsewhere"
-    );
+    common::assert_line_ends_at(pos, &TwoPly::engine_line(&report.pv), report.value);
     report.value
 }
 

@@ -31,16 +31,25 @@ use tabula_solver::{AtomicTable, SolvePolicy};
 use tabula_tablebase::pylos::{default_dir, payoff, PylosTable};
 use tabula_tablebase::retro::Value;
 
+/// The full-board tables in the tables' directory (at least one, or the test fails).
+fn tables() -> Vec<(Rules, PylosTable)> {
+    let dir = default_dir();
+    let found: Vec<_> = Rules::ALL
+        .into_iter()
+        .filter_map(|rules| Some((rules, PylosTable::find(&dir, rules).unwrap()?)))
+        .collect();
+    assert!(
+        !found.is_empty(),
+        "no full-board table in {}",
+        dir.display()
+    );
+    found
+}
+
 #[test]
 #[ignore = "needs a full-board table (TABULA_TABLEBASES=DIR)"]
 fn full_board_tables_agree_with_the_search() {
-    let dir = default_dir();
-    let mut tables = 0;
-    for rules in Rules::ALL {
-        let Some(table) = PylosTable::find(&dir, rules).unwrap() else {
-            continue;
-        };
-        tables += 1;
+    for (rules, table) in tables() {
         let (mut compared, mut nodes) = (0, 0u64);
         let started = std::time::Instant::now();
         // Under take-back rules the search proves few positions 14–22 plies in within its
@@ -91,7 +100,6 @@ fn full_board_tables_agree_with_the_search() {
             assert_eq!(compared, 200, "{rules}");
         }
     }
-    assert!(tables > 0, "no full-board table in {}", dir.display());
 }
 
 /// The value the rules give `pos` from its children's values in `table`: a win one ply
@@ -122,13 +130,7 @@ fn from_children(table: &PylosTable, pos: &Position) -> Value {
 #[test]
 #[ignore = "needs a full-board table (TABULA_TABLEBASES=DIR)"]
 fn full_board_tables_hold_position_by_position() {
-    let dir = default_dir();
-    let mut tables = 0;
-    for rules in Rules::ALL {
-        let Some(table) = PylosTable::find(&dir, rules).unwrap() else {
-            continue;
-        };
-        tables += 1;
+    for (rules, table) in tables() {
         // Positions of random games at every depth, and random indices of the whole space
         // (most of them out of reach of random play: late, lopsided, full of take-backs);
         // TABULA_PYLOS4_SAMPLES of each (default 20,000).
@@ -168,5 +170,4 @@ fn full_board_tables_hold_position_by_position() {
             assert!(counts[2] > 0, "{rules}: no draw sampled");
         }
     }
-    assert!(tables > 0, "no full-board table in {}", dir.display());
 }

@@ -2,7 +2,8 @@
 
 use tabula_engine::bilitaire::geometry::holes_of;
 use tabula_engine::bilitaire::movegen::longest_chain;
-use tabula_engine::bilitaire::{Position, Rules, Side};
+use tabula_engine::bilitaire::{Move, Position, Rules, Side};
+use tabula_engine::Game;
 
 /// A random small position: 2–6 tiles, up to 12 balls, any side to move (announcements of 2
 /// and 3 included), a quarter of them under the `free-chains` rule.
@@ -37,4 +38,19 @@ pub fn small_position(seed: u64) -> Option<Position> {
         free_chains: next() % 4 == 0,
     };
     Position::from_parts(balls, tiles, side, rules)
+}
+
+/// Checks that `line` is a legal line of play from `pos` that ends the round with `value`
+/// balls left (what a principal variation of that value must be).
+#[allow(dead_code)] // not every test file that includes this module checks lines
+pub fn assert_line_ends_at(pos: &Position, line: &[Move], value: i32) {
+    let mut end = *pos;
+    for &mv in line {
+        let mut legal = Vec::new();
+        end.legal_moves(&mut legal);
+        assert!(legal.contains(&mv), "{pos}: pv move {mv} illegal at {end}");
+        end = end.play(mv);
+    }
+    assert!(end.is_terminal(), "{pos}: pv stops early at {end}");
+    assert_eq!(end.ball_count() as i32, value, "{pos}: pv ends elsewhere");
 }
