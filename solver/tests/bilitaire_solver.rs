@@ -7,7 +7,6 @@ use common::small_position;
 use proptest::prelude::*;
 use tabula_engine::bilitaire::{Position, Side};
 use tabula_engine::playout::random_playout;
-use tabula_engine::Game;
 use tabula_solver::minimax::minimax;
 use tabula_solver::{AtomicTable, DashTable, SearchOptions, Searcher, Table};
 
@@ -26,17 +25,7 @@ fn solver_agrees_with_plain_minimax() {
     let mut largest = 0;
     let mut announced = 0;
     let mut free_chains = 0;
-    // Random small positions, each followed by the ball player's turn after the slider's last
-    // move with an announcement (if it has one): chains are rare on random boards.
-    let positions = (0..500u64)
-        .filter_map(|seed| small_position(seed * 7919 + 1))
-        .flat_map(|pos| {
-            let mut moves = Vec::new();
-            pos.legal_moves(&mut moves);
-            let announcing = moves.iter().rev().find(|m| m.announcement() >= 2);
-            std::iter::once(pos).chain(announcing.map(|&m| pos.play(m)))
-        });
-    for pos in positions {
+    for pos in common::small_positions_with_announcements(500) {
         let mut budget = 2_000_000;
         let Some(expected) = minimax(&pos, &mut budget) else {
             continue;

@@ -4,7 +4,6 @@
 
 mod common;
 
-use common::small_position;
 use std::collections::HashMap;
 use tabula_engine::bilitaire::{Position, Side};
 use tabula_engine::{Game, Keyed, Scored, Symmetric};
@@ -23,24 +22,11 @@ fn solve_split<T: Table>(table: &T, pos: &Position, options: SearchOptions) -> i
     report.value
 }
 
-/// Small positions, each followed by the ball player's turn after the slider's last move with
-/// an announcement (if it has one), as in `bilitaire_solver.rs`.
-fn positions() -> impl Iterator<Item = Position> {
-    (0..400u64)
-        .filter_map(|seed| small_position(seed * 7919 + 1))
-        .flat_map(|pos| {
-            let mut moves = Vec::new();
-            pos.legal_moves(&mut moves);
-            let announcing = moves.iter().rev().find(|m| m.announcement() >= 2);
-            std::iter::once(pos).chain(announcing.map(|&m| pos.play(m)))
-        })
-}
-
 #[test]
 fn split_search_agrees_with_minimax_and_the_plain_search() {
     let mut compared = 0;
     let mut slider_with_chains = 0;
-    for pos in positions() {
+    for pos in common::small_positions_with_announcements(400) {
         let mut budget = 2_000_000;
         let Some(expected) = minimax(&pos, &mut budget) else {
             continue;
@@ -100,7 +86,7 @@ fn walk(node: TwoPly, depth: u32, seen: &mut Vec<TwoPly>) {
 #[test]
 fn pending_keys_are_exact_and_test_moves_are_prefixes() {
     let mut nodes = Vec::new();
-    for pos in positions().take(120) {
+    for pos in common::small_positions_with_announcements(400).take(120) {
         walk(TwoPly::new(pos), 3, &mut nodes);
     }
     let pending = nodes.iter().filter(|n| n.is_pending()).count();

@@ -54,3 +54,18 @@ pub fn assert_line_ends_at(pos: &Position, line: &[Move], value: i32) {
     assert!(end.is_terminal(), "{pos}: pv stops early at {end}");
     assert_eq!(end.ball_count() as i32, value, "{pos}: pv ends elsewhere");
 }
+
+/// `small_position` of seeds 1, 7920, 15839, … (`count` seeds; those giving no position are
+/// skipped), each followed by the ball player's turn after the slider's last move with an
+/// announcement, if it has one: chains are rare on random boards.
+#[allow(dead_code)] // not every test file that includes this module uses it
+pub fn small_positions_with_announcements(count: u64) -> impl Iterator<Item = Position> {
+    (0..count)
+        .filter_map(|seed| small_position(seed * 7919 + 1))
+        .flat_map(|pos| {
+            let mut moves = Vec::new();
+            pos.legal_moves(&mut moves);
+            let announcing = moves.iter().rev().find(|m| m.announcement() >= 2);
+            std::iter::once(pos).chain(announcing.map(|&m| pos.play(m)))
+        })
+}
