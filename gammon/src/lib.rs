@@ -33,10 +33,12 @@ pub mod bearoff;
 pub mod cube;
 pub mod cubeful;
 pub mod inputs;
+pub mod label;
 pub mod net;
 pub mod rng;
 pub mod rollout;
 pub mod search;
+pub mod supervised;
 pub mod train;
 pub mod weights;
 

@@ -10,7 +10,9 @@ pub mod args;
 pub mod bearoff;
 pub mod commands;
 pub mod external;
+pub mod fit;
 pub mod game;
+pub mod label;
 pub mod render;
 pub mod rollout;
 pub mod train;
@@ -79,6 +81,12 @@ enum Command {
     Rollout(rollout::RolloutArgs),
     /// Train the evaluator by self-play TD(lambda), checkpointing atomically to --out (refused if it exists, unless --resume or --force).
     Train(train::TrainArgs),
+    /// Make training data: positions of noisy self-play labelled by a deeper search (cubeless
+    /// probabilities), appended chunk by chunk to a checked file; --resume continues it.
+    Label(label::LabelArgs),
+    /// Train the nets on label files (supervised), keeping the weights that fit held-out
+    /// labels best.
+    Fit(fit::FitArgs),
     /// Serve GNU Backgammon's external-player protocol on a TCP socket (gnubg connects).
     External(external::ExternalArgs),
     /// Play the net (0-ply) against a simple baseline and report its results.
@@ -136,6 +144,8 @@ pub fn run(args: Args) -> CliResult {
         } => commands::hint(&common, &dice, plies, threads, &evaluator),
         Command::Rollout(args) => rollout::rollout(&args),
         Command::Train(args) => train::train(&args),
+        Command::Label(args) => label::label(&args),
+        Command::Fit(args) => fit::fit(&args),
         Command::External(args) => external::run(args),
         Command::Baseline {
             games,

@@ -45,7 +45,7 @@ pub struct TrainArgs {
 }
 
 /// A weights error: the file's fault (or the path's) is bad input, the system's an I/O error.
-fn weights_error(what: String, e: WeightsError) -> CliError {
+pub(crate) fn weights_error(what: String, e: WeightsError) -> CliError {
     let message = format!("{what}: {e}");
     if e.is_bad_input() {
         CliError::bad_input(message)

@@ -1,0 +1,152 @@
+//! `tabula backgammon fit`: supervised training of the nets on label files made by `tabula
+//! backgammon label` (see `tabula_gammon::supervised`), keeping the weights that fit a held-out
+//! part of the labels best.
+
+use crate::backgammon::train::weights_error;
+use crate::common::{interrupt_flag, store_error};
+use crate::error::{CliError, CliResult};
+use clap::Args as ClapArgs;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+use tabula_gammon::label::{Label, LabelFile};
+use tabula_gammon::supervised::{fit_epoch, measure, FitStats};
+use tabula_gammon::{weights, NetFile};
+use tabula_store::{Existing, TargetLock};
+
+#[derive(ClapArgs, Debug)]
+pub struct FitArgs {
+    /// Label files (`tabula backgammon label`), one or more.
+    #[arg(long, required = true, num_args = 1..)]
+    labels: Vec<PathBuf>,
+    /// The weights file to write: the nets that fit the held-out labels best, saved after each
+    /// epoch that improves on them (refused if it exists, unless --force).
+    #[arg(long)]
+    out: PathBuf,
+    /// Overwrite --out if it exists.
+    #[arg(long)]
+    force: bool,
+    /// The weights to start from (default: the shipped weights).
+    #[arg(long)]
+    weights: Option<PathBuf>,
+    /// Passes over the training labels.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    epochs: u32,
+    /// Step size of the gradient descent.
+    #[arg(long, default_value_t = 0.002)]
+    alpha: f32,
+    /// Halve the step size after each epoch that does not improve the held-out fit.
+    #[arg(long)]
+    anneal: bool,
+    /// Hold out the labels of every K-th chunk of each file (chunk numbers K−1, 2K−1, …).
+    #[arg(long = "hold-out", default_value_t = 10, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
+    hold_out: u64,
+    /// Seed of the order of the labels in each epoch.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn line(what: &str, s: &FitStats) -> String {
+    format!(
+        "{what}: {} labels, cross-entropy {:.5}, mean |equity error| {:.5}",
+        s.samples, s.cross_entropy, s.equity_error
+    )
+}
+
+pub fn fit(args: &FitArgs) -> CliResult {
+    if !(args.alpha > 0.0 && args.alpha <= 1.0) {
+        return Err(CliError::bad_input("--alpha: between 0 (excluded) and 1"));
+    }
+    let lock = TargetLock::acquire(&args.out)
+        .map_err(|e| store_error(&format!("weights {}", args.out.display()), e))?;
+    if args.out.exists() && !args.force {
+        return Err(CliError::bad_input(format!(
+            "{} exists: pass --force to overwrite it (or choose another --out)",
+            args.out.display()
+        )));
+    }
+    let mut file = match &args.weights {
+        Some(p) => {
+            NetFile::load(p).map_err(|e| weights_error(format!("weights {}", p.display()), e))?
+        }
+        None => NetFile::decode(weights::BUILTIN)
+            .map_err(|e| CliError::internal(format!("built-in weights: {e}")))?,
+    };
+    let (mut train, mut held): (Vec<Label>, Vec<Label>) = (Vec::new(), Vec::new());
+    for p in &args.labels {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| CliError::bad_input(format!("cannot read {}: {e}", p.display())))?;
+        let f = LabelFile::read(&text)
+            .map_err(|e| CliError::bad_input(format!("{}: {e}", p.display())))?;
+        if f.unfinished_bytes > 0 {
+            eprintln!(
+                "fit: {}: {} bytes of an unfinished chunk left out",
+                p.display(),
+                f.unfinished_bytes
+            );
+        }
+        for (l, c) in f.labels.iter().zip(&f.chunk_of) {
+            if c % args.hold_out == args.hold_out - 1 {
+                held.push(*l);
+            } else {
+                train.push(*l);
+            }
+        }
+    }
+    if train.is_empty() || held.is_empty() {
+        return Err(CliError::bad_input(format!(
+            "fit: {} training and {} held-out labels: both must be non-empty (more chunks, or a smaller --hold-out)",
+            train.len(),
+            held.len()
+        )));
+    }
+    let started = Instant::now();
+    let mut best = measure(&file.evaluator, &held);
+    eprintln!("{}", line("fit: start, held out", &best));
+    let interrupt = interrupt_flag();
+    let mut alpha = args.alpha;
+    let mut eval = file.evaluator.clone();
+    let mut saved = false;
+    for epoch in 0..args.epochs {
+        if interrupt.load(Ordering::Relaxed) {
+            eprintln!("fit: interrupted before epoch {}", epoch + 1);
+            break;
+        }
+        let seen = fit_epoch(
+            &mut eval,
+            &train,
+            alpha,
+            args.seed.wrapping_add(epoch as u64),
+        );
+        let now = measure(&eval, &held);
+        eprintln!(
+            "fit: epoch {}/{} (alpha {alpha}), {:.1} s; {}; {}",
+            epoch + 1,
+            args.epochs,
+            started.elapsed().as_secs_f64(),
+            line("training (during the pass)", &seen),
+            line("held out", &now)
+        );
+        if now.equity_error < best.equity_error {
+            best = now;
+            file.evaluator = eval.clone();
+            file.save_locked(&lock, Existing::Replace)
+                .map_err(|e| weights_error("cannot save the weights".into(), e))?;
+            saved = true;
+        } else if args.anneal {
+            alpha *= 0.5;
+        }
+    }
+    if !saved {
+        return Err(CliError::bad_input(format!(
+            "fit: no epoch improved the held-out fit of the starting weights; {} not written (try a smaller --alpha)",
+            args.out.display()
+        )));
+    }
+    eprintln!(
+        "fit: done; {} holds the best, {}",
+        args.out.display(),
+        line("held out", &best)
+    );
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! `tabula backgammon label`: training positions from noisy self-play, labelled by Tabula's own
+//! deeper search, appended chunk by chunk to a checked text file (see `tabula_gammon::label`).
+
+use crate::backgammon::args::{check_plies, with_threads, EvaluatorArgs};
+use crate::common::{interrupt_flag, store_error};
+use crate::error::{CliError, CliResult};
+use clap::Args as ClapArgs;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+use tabula_gammon::equity;
+use tabula_gammon::label::{self, LabelFile, LabelOptions};
+use tabula_store::TargetLock;
+
+#[derive(ClapArgs, Debug)]
+pub struct LabelArgs {
+    /// The label file to write (refused if it exists, unless --resume).
+    #[arg(long)]
+    out: PathBuf,
+    /// Self-play games to reach in all (a resumed run counts those already in the file);
+    /// rounded up to whole chunks.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    games: u64,
+    /// Depth of the labelling search, 1 to 3.
+    #[arg(long, default_value_t = 2)]
+    plies: u8,
+    /// Amplitude of the uniform noise on each play's equity in self-play.
+    #[arg(long, default_value_t = 0.05)]
+    noise: f32,
+    /// Keep a position only when its deep and 0-ply equities differ by at least this.
+    #[arg(long, default_value_t = 0.0)]
+    keep: f32,
+    /// Self-play games per chunk (the unit of resumption and of parallel work).
+    #[arg(long = "games-per-chunk", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    games_per_chunk: u32,
+    /// Seed of the run (each chunk's dice and noise come from it and the chunk's number).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads, 1 to 256. The file does not depend on it.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    /// Continue the run in --out: same parameters and evaluator, from its last complete chunk
+    /// (an unfinished chunk at its end is dropped). Without the file, starts it.
+    #[arg(long)]
+    resume: bool,
+    #[command(flatten)]
+    evaluator: EvaluatorArgs,
+}
+
+pub fn label(args: &LabelArgs) -> CliResult {
+    check_plies(args.plies)?;
+    if args.plies == 0 {
+        return Err(CliError::bad_input(
+            "--plies 0: labels come from a search at least 1 ply deep",
+        ));
+    }
+    if !(0.0..=1.0).contains(&args.noise) || !(0.0..=1.0).contains(&args.keep) {
+        return Err(CliError::bad_input(
+            "--noise and --keep are between 0 and 1",
+        ));
+    }
+    let options = LabelOptions {
+        plies: args.plies,
+        noise: args.noise,
+        keep: args.keep,
+        games_per_chunk: args.games_per_chunk,
+        seed: args.seed,
+    };
+    let eval = args.evaluator.load()?;
+    let header = label::header(&options, label::fingerprint(&eval));
+    let lock = TargetLock::acquire(&args.out)
+        .map_err(|e| store_error(&format!("label file {}", args.out.display()), e))?;
+    let (mut chunk, mut labels) = (0u64, 0usize);
+    if args.out.exists() {
+        if !args.resume {
+            return Err(CliError::bad_input(format!(
+                "{} exists: pass --resume to continue its run (or choose another --out)",
+                args.out.display()
+            )));
+        }
+        let text = std::fs::read_to_string(&args.out)
+            .map_err(|e| CliError::bad_input(format!("cannot read {}: {e}", args.out.display())))?;
+        let file = LabelFile::read(&text)
+            .map_err(|e| CliError::bad_input(format!("{}: {e}", args.out.display())))?;
+        let ours = header.lines().nth(1).unwrap_or("").trim_start_matches("# ");
+        if file.parameters != ours {
+            return Err(CliError::bad_input(format!(
+                "{} was made with `{}`, not `{ours}`: resume with the same options and weights",
+                args.out.display(),
+                file.parameters
+            )));
+        }
+        if file.unfinished_bytes > 0 {
+            eprintln!(
+                "label: dropping an unfinished chunk ({} bytes) at the end of {}",
+                file.unfinished_bytes,
+                args.out.display()
+            );
+            let f = OpenOptions::new()
+                .write(true)
+                .open(&args.out)
+                .map_err(|e| CliError::io(format!("{}: {e}", args.out.display())))?;
+            f.set_len(file.valid_len as u64)
+                .and_then(|_| f.sync_all())
+                .map_err(|e| CliError::io(format!("{}: {e}", args.out.display())))?;
+        }
+        (chunk, labels) = (file.chunks, file.labels.len());
+    } else {
+        std::fs::write(&args.out, &header)
+            .map_err(|e| CliError::io(format!("cannot write {}: {e}", args.out.display())))?;
+    }
+    let chunks = args.games.div_ceil(args.games_per_chunk as u64);
+    let mut out = OpenOptions::new()
+        .append(true)
+        .open(&args.out)
+        .map_err(|e| CliError::io(format!("{}: {e}", args.out.display())))?;
+    eprintln!(
+        "label: chunks {chunk} → {chunks} ({} games each), {}-ply labels, noise {}, keep {}, {} thread(s), into {}",
+        args.games_per_chunk,
+        args.plies,
+        args.noise,
+        args.keep,
+        args.threads,
+        args.out.display()
+    );
+    let interrupt = interrupt_flag();
+    let started = Instant::now();
+    let first = chunk;
+    let (mut gap, mut made) = (0.0f64, 0usize);
+    // Twice as many chunks as threads a batch, so that one long game does not idle the rest.
+    let batch = 2 * args.threads;
+    while chunk < chunks {
+        if interrupt.load(Ordering::Relaxed) {
+            eprintln!(
+                "label: interrupted after chunk {}; the file is complete up to it (--resume continues)",
+                chunk.saturating_sub(1)
+            );
+            break;
+        }
+        let end = (chunk + batch).min(chunks);
+        let results = with_threads(args.threads, || {
+            label::label_chunks(&eval, &options, chunk..end)
+        })?;
+        let mut text = String::new();
+        for (c, ls) in (chunk..end).zip(&results) {
+            text.push_str(&label::chunk_text(c, ls));
+            made += ls.len();
+            gap += ls
+                .iter()
+                .map(|l| (equity(&l.deep) - equity(&l.net)).abs() as f64)
+                .sum::<f64>();
+        }
+        out.write_all(text.as_bytes())
+            .and_then(|_| out.sync_data())
+            .map_err(|e| CliError::io(format!("cannot append to {}: {e}", args.out.display())))?;
+        chunk = end;
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        eprintln!(
+            "label: {chunk}/{chunks} chunks, {} labels, {:.1} labels/s, mean |deep − net| equity {:.4}",
+            labels + made,
+            made as f64 / secs,
+            gap / made.max(1) as f64
+        );
+    }
+    drop(lock);
+    eprintln!(
+        "label: done, {} chunks, {} labels in {:.1} s",
+        chunk - first,
+        made,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

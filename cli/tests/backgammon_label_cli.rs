@@ -1,0 +1,211 @@
+//! `tabula backgammon label` and `fit`: a label run is the same whatever the thread count and
+//! across an interruption, a damaged file is refused, and the fitted weights play.
+
+mod common;
+
+use common::{assert_bad_input, json_output as json_of, tabula};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabula-label-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `label` with small settings: 1-ply labels, one game a chunk, no bearoff database.
+fn label(out: &Path, games: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "backgammon",
+        "label",
+        "--out",
+        out.to_str().unwrap(),
+        "--games",
+        games,
+        "--plies",
+        "1",
+        "--games-per-chunk",
+        "1",
+        "--seed",
+        "3",
+        "--no-bearoff",
+    ];
+    args.extend_from_slice(extra);
+    tabula(&args)
+}
+
+fn ok(o: &std::process::Output) {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn labels_are_reproducible_resumable_and_fit() {
+    let dir = scratch("run");
+    let straight = dir.join("straight.txt");
+    let parallel = dir.join("parallel.txt");
+    let resumed = dir.join("resumed.txt");
+    ok(&label(&straight, "4", &[]));
+    ok(&label(&parallel, "4", &["--threads", "2"]));
+    let text = std::fs::read_to_string(&straight).unwrap();
+    assert_eq!(text, std::fs::read_to_string(&parallel).unwrap());
+    assert_eq!(text.matches("\n# chunk ").count(), 4);
+
+    // Interrupted in the middle of writing its third chunk, then resumed.
+    ok(&label(&resumed, "3", &[]));
+    let partial = std::fs::read_to_string(&resumed).unwrap();
+    let cut = partial.len() - 25;
+    std::fs::write(&resumed, &partial[..cut]).unwrap();
+    let o = label(&resumed, "4", &["--resume"]);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("dropping an unfinished chunk"));
+    assert_eq!(text, std::fs::read_to_string(&resumed).unwrap());
+
+    // Fit the shipped nets on them (every other chunk held out) and play with the result.
+    let weights = dir.join("fit.tnet");
+    let o = tabula(&[
+        "backgammon",
+        "fit",
+        "--labels",
+        straight.to_str().unwrap(),
+        "--out",
+        weights.to_str().unwrap(),
+        "--hold-out",
+        "2",
+        "--epochs",
+        "2",
+        "--alpha",
+        "0.001",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    if o.status.success() {
+        assert!(err.contains("held out"), "{err}");
+        let v = json_of(&[
+            "backgammon",
+            "hint",
+            "--dice",
+            "31",
+            "--plies",
+            "0",
+            "--json",
+            "--weights",
+            weights.to_str().unwrap(),
+        ]);
+        assert_eq!(v["moves"].as_array().unwrap().len(), 16);
+    } else {
+        // Two epochs on a few hundred labels may fail to improve: then nothing is written.
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("no epoch improved"), "{err}");
+        assert!(!weights.exists());
+    }
+    // An existing --out is not overwritten without --force.
+    std::fs::write(&weights, b"mine").unwrap();
+    assert_bad_input(
+        &[
+            "backgammon",
+            "fit",
+            "--labels",
+            straight.to_str().unwrap(),
+            "--out",
+            weights.to_str().unwrap(),
+        ],
+        "--force",
+    );
+    assert_eq!(std::fs::read(&weights).unwrap(), b"mine");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_label_input_exits_2() {
+    let dir = scratch("bad");
+    let file = dir.join("l.txt");
+    ok(&label(&file, "2", &[]));
+    let path = file.to_str().unwrap();
+    let before = std::fs::read_to_string(&file).unwrap();
+    // An existing file without --resume, and a resume with other options.
+    assert_bad_input(
+        &["backgammon", "label", "--out", path, "--games", "3"],
+        "--resume",
+    );
+    assert_bad_input(
+        &[
+            "backgammon",
+            "label",
+            "--out",
+            path,
+            "--games",
+            "3",
+            "--plies",
+            "1",
+            "--games-per-chunk",
+            "1",
+            "--seed",
+            "4",
+            "--no-bearoff",
+            "--resume",
+        ],
+        "seed 3",
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    // A record changed by hand: its chunk's hash no longer matches.
+    let line = before.lines().nth(2).unwrap();
+    let changed = line.replacen(" 0.", " 0.9", 1);
+    std::fs::write(&file, before.replacen(line, &changed, 1)).unwrap();
+    let o = label(&file, "3", &["--resume"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("does not match its records"), "{err}");
+    let out = dir.join("w.tnet");
+    let out = out.to_str().unwrap();
+    assert_bad_input(
+        &["backgammon", "fit", "--labels", path, "--out", out],
+        "does not match its records",
+    );
+    // Not a label file; missing file; bad numbers.
+    let other = dir.join("other.txt");
+    std::fs::write(&other, "hello\n").unwrap();
+    assert_bad_input(
+        &[
+            "backgammon",
+            "fit",
+            "--labels",
+            other.to_str().unwrap(),
+            "--out",
+            out,
+        ],
+        "not a Tabula label file",
+    );
+    assert_bad_input(
+        &[
+            "backgammon",
+            "fit",
+            "--labels",
+            "/nonexistent/l.txt",
+            "--out",
+            out,
+        ],
+        "cannot read",
+    );
+    let fresh = dir.join("fresh.txt");
+    let fresh = fresh.to_str().unwrap();
+    for (flag, value, needle) in [
+        ("--plies", "0", "at least 1 ply"),
+        ("--plies", "4", "--plies 4"),
+        ("--noise", "2", "--noise"),
+        ("--games-per-chunk", "0", "--games-per-chunk"),
+    ] {
+        assert_bad_input(
+            &[
+                "backgammon",
+                "label",
+                "--out",
+                fresh,
+                "--games",
+                "1",
+                flag,
+                value,
+            ],
+            needle,
+        );
+    }
+    assert!(!Path::new(fresh).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,467 @@
+//! Training data made by Tabula itself: positions from noisy self-play where the net and a
+//! deeper look disagree, labelled by that deeper look (issue 16).
+//!
+//! **Positions.** Games of 0-ply self-play in which every play's equity gets uniform noise of
+//! amplitude [`LabelOptions::noise`] before the best is taken (so that games leave the net's
+//! favourite lines). Each position before a roll, unless the game is over or the attached
+//! bear-off database values it exactly, is evaluated at 0 plies (the net) and at
+//! [`LabelOptions::plies`] plies (the expectimax of [`crate::search`]); it is kept when the two
+//! cubeless equities differ by at least [`LabelOptions::keep`].
+//!
+//! **Chunks.** Games are made in chunks of [`LabelOptions::games_per_chunk`]; chunk `c` draws
+//! its dice and noise from its own generator, seeded from `(seed, c)` alone, so a chunk's labels
+//! do not depend on which thread made it or on the chunks before it, and the search is
+//! bit-identical for any thread count: a run is reproducible per seed whatever `--threads`, and
+//! resuming at a chunk boundary continues exactly the run that was interrupted.
+//!
+//! **File.** A text file, so that it can be inspected and concatenated with tools:
+//!
+//! ```text
+//! # tabula-labels 1
+//! # plies 2 noise 0.05 keep 0 games-per-chunk 10 seed 1 evaluator 9f…e1
+//! <Position ID> <5 deep probabilities> <5 net probabilities>
+//! …
+//! # chunk 0 records 181 fnv 0123456789abcdef
+//! ```
+//!
+//! A chunk's records are followed by a marker with their count and the FNV-1a hash of their
+//! bytes. [`LabelFile::read`] checks every marker, so a damaged or edited file is refused; a
+//! tail without its marker (the run was interrupted while writing) is reported as such, and
+//! [`LabelFile::read`] hands back the length of the valid prefix for a resume to truncate to.
+
+use std::fmt::Write as _;
+
+use tabula_engine::backgammon::{PlayList, Position};
+
+use crate::baseline::{opening_roll, roll, MAX_PLIES};
+use crate::net::{equity, Evaluator, Net, Probabilities, OUTPUTS};
+use crate::rng::Rng;
+use crate::search::{SearchOptions, Searcher};
+
+/// The first line of a label file.
+pub const MAGIC: &str = "# tabula-labels 1";
+
+/// How labels are made.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LabelOptions {
+    /// Depth of the labelling search (1 to [`crate::search::MAX_PLIES`]).
+    pub plies: u8,
+    /// Amplitude of the uniform noise added to each play's 0-ply equity in self-play.
+    pub noise: f32,
+    /// Keep a position when its deep and 0-ply equities differ by at least this.
+    pub keep: f32,
+    /// Self-play games per chunk.
+    pub games_per_chunk: u32,
+    /// Seed of the run.
+    pub seed: u64,
+}
+
+impl Default for LabelOptions {
+    fn default() -> Self {
+        LabelOptions {
+            plies: 2,
+            noise: 0.05,
+            keep: 0.0,
+            games_per_chunk: 10,
+            seed: 1,
+        }
+    }
+}
+
+/// One labelled position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Label {
+    /// The position, player on roll, before the roll.
+    pub position: Position,
+    /// The deep evaluation (the label).
+    pub deep: Probabilities,
+    /// The net's evaluation when the label was made.
+    pub net: Probabilities,
+}
+
+/// A fingerprint of an evaluator's weights and whether exact bear-offs are attached: labels
+/// made with another evaluator are not the same run.
+pub fn fingerprint(eval: &Evaluator) -> u64 {
+    let mut h = Fnv::new();
+    for net in [&eval.contact, &eval.race] {
+        hash_net(&mut h, net);
+    }
+    h.bytes(&[eval.bearoff.is_some() as u8]);
+    h.0
+}
+
+fn hash_net(h: &mut Fnv, net: &Net) {
+    h.bytes(&(net.hidden as u64).to_le_bytes());
+    for v in net.w1.iter().chain(&net.b1).chain(&net.w2).chain(&net.b2) {
+        h.bytes(&v.to_le_bytes());
+    }
+}
+
+/// The generator of chunk `chunk` of a run seeded `seed` (SplitMix64 of both).
+fn chunk_rng(seed: u64, chunk: u64) -> Rng {
+    let mut z = seed ^ chunk.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    Rng::new(z ^ (z >> 31))
+}
+
+/// Plays chunk `chunk` of a run and returns its labels, in the order met.
+pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<Label> {
+    let mut rng = chunk_rng(options.seed, chunk);
+    let searcher = Searcher::new(
+        eval,
+        SearchOptions {
+            plies: options.plies,
+            ..SearchOptions::default()
+        },
+    );
+    let mut list = PlayList::new();
+    let mut out = Vec::new();
+    for _ in 0..options.games_per_chunk {
+        let mut pos = Position::START;
+        for ply in 0..MAX_PLIES {
+            if pos.is_game_over() {
+                break;
+            }
+            let exact = eval
+                .bearoff
+                .as_ref()
+                .and_then(|t| t.probabilities(&pos))
+                .is_some();
+            if !exact {
+                let net = eval.evaluate(&pos);
+                let deep = searcher.evaluate(&pos, options.plies);
+                if (equity(&deep) - equity(&net)).abs() >= options.keep {
+                    out.push(Label {
+                        position: pos,
+                        deep,
+                        net,
+                    });
+                }
+            }
+            let dice = if ply == 0 {
+                opening_roll(&mut rng)
+            } else {
+                roll(&mut rng)
+            };
+            if pos.generate_plays(dice, &mut list) == 0 {
+                pos = pos.swapped();
+                continue;
+            }
+            let mut best = (0, f32::NEG_INFINITY);
+            for i in 0..list.len() {
+                let e =
+                    equity(&eval.evaluate_after(&list.result(i))) + options.noise * rng.symmetric();
+                if e > best.1 {
+                    best = (i, e);
+                }
+            }
+            pos = list.result(best.0);
+        }
+    }
+    out
+}
+
+/// Chunks `chunks` of a run, made in parallel on the current rayon pool, in order.
+pub fn label_chunks(
+    eval: &Evaluator,
+    options: &LabelOptions,
+    chunks: std::ops::Range<u64>,
+) -> Vec<Vec<Label>> {
+    use rayon::prelude::*;
+    chunks
+        .into_par_iter()
+        .map(|c| label_chunk(eval, options, c))
+        .collect()
+}
+
+/// The header lines of a run (each ending in a newline).
+pub fn header(options: &LabelOptions, evaluator: u64) -> String {
+    format!(
+        "{MAGIC}\n# plies {} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        options.plies,
+        options.noise,
+        options.keep,
+        options.games_per_chunk,
+        options.seed,
+        evaluator
+    )
+}
+
+/// A chunk's records and marker, as written to the file.
+pub fn chunk_text(chunk: u64, labels: &[Label]) -> String {
+    let mut records = String::new();
+    for l in labels {
+        record_line(&mut records, l);
+    }
+    let mut h = Fnv::new();
+    h.bytes(records.as_bytes());
+    let _ = writeln!(
+        records,
+        "# chunk {chunk} records {} fnv {:016x}",
+        labels.len(),
+        h.0
+    );
+    records
+}
+
+fn record_line(s: &mut String, l: &Label) {
+    s.push_str(&l.position.position_id());
+    for v in l.deep.iter().chain(&l.net) {
+        let _ = write!(s, " {v}");
+    }
+    s.push('\n');
+}
+
+/// Why a label file was refused.
+#[derive(Debug, PartialEq)]
+pub enum LabelFileError {
+    /// The first line is not [`MAGIC`].
+    NotLabels,
+    /// A line that is not what a label file holds there.
+    Damaged { line: usize, what: String },
+}
+
+impl std::fmt::Display for LabelFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LabelFileError::NotLabels => {
+                write!(
+                    f,
+                    "not a Tabula label file (the first line is not `{MAGIC}`)"
+                )
+            }
+            LabelFileError::Damaged { line, what } => write!(f, "line {line}: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for LabelFileError {}
+
+/// A label file read and checked.
+#[derive(Debug, Default)]
+pub struct LabelFile {
+    /// The parameter line of the header (without `# `).
+    pub parameters: String,
+    /// Every record of every complete chunk.
+    pub labels: Vec<Label>,
+    /// The chunk each label belongs to (parallel to `labels`).
+    pub chunk_of: Vec<u64>,
+    /// Complete chunks (numbered 0, 1, … in order).
+    pub chunks: u64,
+    /// Bytes of the header and the complete chunks: where a resumed run appends.
+    pub valid_len: usize,
+    /// Bytes after them: an unfinished chunk (the run was interrupted while writing it).
+    pub unfinished_bytes: usize,
+}
+
+impl LabelFile {
+    /// Reads and checks `text`: the header, every record, every chunk's count and hash, chunk
+    /// numbers in order. An unfinished last chunk (records without a marker, or a last line
+    /// without its newline) is not an error: it is counted in `unfinished_bytes`.
+    pub fn read(text: &str) -> Result<LabelFile, LabelFileError> {
+        let mut lines = text.split_inclusive('\n');
+        let first = lines.next().unwrap_or("");
+        if first.trim_end() != MAGIC || !first.ends_with('\n') {
+            return Err(LabelFileError::NotLabels);
+        }
+        let second = lines.next().unwrap_or("");
+        let damaged = |line: usize, what: &str| LabelFileError::Damaged {
+            line,
+            what: what.to_string(),
+        };
+        if !second.starts_with("# plies ") || !second.ends_with('\n') {
+            return Err(damaged(2, "no parameter line"));
+        }
+        let mut file = LabelFile {
+            parameters: second.trim_end()[2..].to_string(),
+            valid_len: first.len() + second.len(),
+            ..LabelFile::default()
+        };
+        let mut pending: Vec<Label> = Vec::new();
+        let mut hash = Fnv::new();
+        let mut offset = file.valid_len;
+        for (i, line) in lines.enumerate() {
+            let n = i + 3;
+            offset += line.len();
+            if !line.ends_with('\n') {
+                break; // an unfinished last line
+            }
+            let body = line.trim_end_matches('\n');
+            if let Some(marker) = body.strip_prefix("# chunk ") {
+                let f: Vec<&str> = marker.split(' ').collect();
+                let ok = f.len() == 5 && f[1] == "records" && f[3] == "fnv";
+                let number = f.first().and_then(|s| s.parse::<u64>().ok());
+                let count = f.get(2).and_then(|s| s.parse::<usize>().ok());
+                let fnv = f.get(4).and_then(|s| u64::from_str_radix(s, 16).ok());
+                let (Some(number), Some(count), Some(fnv), true) = (number, count, fnv, ok) else {
+                    return Err(damaged(n, "a malformed chunk marker"));
+                };
+                if number != file.chunks {
+                    return Err(damaged(
+                        n,
+                        &format!("chunk {number} where chunk {} was due", file.chunks),
+                    ));
+                }
+                if count != pending.len() || fnv != hash.0 {
+                    return Err(damaged(
+                        n,
+                        &format!("chunk {number} does not match its records (count or hash)"),
+                    ));
+                }
+                file.chunk_of
+                    .extend(std::iter::repeat_n(number, pending.len()));
+                file.labels.append(&mut pending);
+                file.chunks += 1;
+                file.valid_len = offset;
+                hash = Fnv::new();
+                continue;
+            }
+            pending.push(parse_record(body).map_err(|what| damaged(n, &what))?);
+            hash.bytes(line.as_bytes());
+        }
+        file.unfinished_bytes = text.len() - file.valid_len;
+        Ok(file)
+    }
+}
+
+fn parse_record(line: &str) -> Result<Label, String> {
+    let mut f = line.split(' ');
+    let id = f.next().unwrap_or("");
+    let position =
+        Position::from_position_id(id).map_err(|e| format!("bad Position ID {id:?}: {e}"))?;
+    let mut v = [0f32; 2 * OUTPUTS];
+    for slot in v.iter_mut() {
+        let s = f.next().ok_or("fewer than 10 probabilities")?;
+        *slot = s
+            .parse::<f32>()
+            .ok()
+            .filter(|x| (0.0..=1.0).contains(x))
+            .ok_or_else(|| format!("bad probability {s:?}"))?;
+    }
+    if f.next().is_some() {
+        return Err("more than 10 probabilities".into());
+    }
+    Ok(Label {
+        position,
+        deep: std::array::from_fn(|k| v[k]),
+        net: std::array::from_fn(|k| v[OUTPUTS + k]),
+    })
+}
+
+/// FNV-1a, 64 bits.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 ^= x as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> LabelOptions {
+        LabelOptions {
+            plies: 1,
+            games_per_chunk: 1,
+            ..LabelOptions::default()
+        }
+    }
+
+    #[test]
+    fn a_chunk_is_the_same_whatever_the_threads_and_the_order() {
+        let eval = crate::weights::builtin().unwrap();
+        let o = small();
+        let one = crate::search::with_threads(1, || label_chunk(eval, &o, 3)).unwrap();
+        let two = crate::search::with_threads(2, || label_chunk(eval, &o, 3)).unwrap();
+        assert!(!one.is_empty());
+        assert_eq!(one, two);
+        assert_ne!(one, label_chunk(eval, &o, 4), "chunks differ");
+        // Every label is what the searches say about its position.
+        let s = Searcher::new(
+            eval,
+            SearchOptions {
+                plies: 1,
+                ..SearchOptions::default()
+            },
+        );
+        for l in one.iter().step_by(7) {
+            assert_eq!(l.net, eval.evaluate(&l.position));
+            assert_eq!(l.deep, s.evaluate(&l.position, 1));
+        }
+    }
+
+    #[test]
+    fn keep_drops_the_positions_where_net_and_search_agree() {
+        let eval = crate::weights::builtin().unwrap();
+        let all = label_chunk(eval, &small(), 5);
+        let kept = label_chunk(
+            eval,
+            &LabelOptions {
+                keep: 0.05,
+                ..small()
+            },
+            5,
+        );
+        let expected: Vec<Label> = all
+            .iter()
+            .filter(|l| (equity(&l.deep) - equity(&l.net)).abs() >= 0.05)
+            .copied()
+            .collect();
+        assert!(kept.len() < all.len());
+        assert_eq!(kept, expected);
+    }
+
+    #[test]
+    fn a_file_round_trips_and_damage_is_refused() {
+        let eval = crate::weights::builtin().unwrap();
+        let o = small();
+        let a = label_chunk(eval, &o, 0);
+        let b = label_chunk(eval, &o, 1);
+        let text = header(&o, fingerprint(eval)) + &chunk_text(0, &a) + &chunk_text(1, &b);
+        let f = LabelFile::read(&text).unwrap();
+        assert_eq!(f.chunks, 2);
+        assert_eq!(f.valid_len, text.len());
+        assert_eq!(f.unfinished_bytes, 0);
+        assert_eq!(f.labels.len(), a.len() + b.len());
+        for (x, y) in f.labels.iter().zip(a.iter().chain(&b)) {
+            assert_eq!(x.position, y.position);
+            // Written with Rust's shortest round-trip formatting: exact.
+            assert_eq!(x.deep, y.deep);
+            assert_eq!(x.net, y.net);
+        }
+        assert_eq!(f.chunk_of.iter().filter(|&&c| c == 1).count(), b.len());
+
+        // An interrupted write: the valid prefix is the first chunk.
+        let cut = text.len() - 30;
+        let g = LabelFile::read(&text[..cut]).unwrap();
+        assert_eq!(g.chunks, 1);
+        assert_eq!(g.unfinished_bytes, cut - g.valid_len);
+        assert_eq!(g.labels.len(), a.len());
+
+        // A changed digit in a record: the chunk's hash no longer matches.
+        let first_record = text.lines().nth(2).unwrap();
+        let changed = first_record.replacen("0.", "0.9", 1);
+        let bad = text.replacen(first_record, &changed, 1);
+        assert!(matches!(
+            LabelFile::read(&bad),
+            Err(LabelFileError::Damaged { line: 3.., .. })
+        ));
+        // A missing chunk.
+        let skipped = header(&o, 1) + &chunk_text(1, &b);
+        assert!(LabelFile::read(&skipped).is_err());
+        assert_eq!(
+            LabelFile::read("hello\n").unwrap_err(),
+            LabelFileError::NotLabels
+        );
+    }
+}
