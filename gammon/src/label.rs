@@ -36,6 +36,7 @@ use tabula_engine::backgammon::{PlayList, Position};
 use crate::baseline::{opening_roll, roll, MAX_PLIES};
 use crate::net::{equity, Evaluator, Net, Probabilities, OUTPUTS};
 use crate::rng::Rng;
+use crate::rollout::{Rollout, RolloutOptions};
 use crate::search::{SearchOptions, Searcher};
 
 /// The first line of a label file.
@@ -54,6 +55,10 @@ pub struct LabelOptions {
     pub games_per_chunk: u32,
     /// Seed of the run.
     pub seed: u64,
+    /// Label by a rollout of this many trials instead of the search (0: the search labels):
+    /// 0-ply players to the end of the game, luck-corrected, first rolls stratified, cubeless.
+    /// The search still chooses which positions to keep.
+    pub rollout_trials: u32,
 }
 
 impl Default for LabelOptions {
@@ -64,6 +69,7 @@ impl Default for LabelOptions {
             keep: 0.0,
             games_per_chunk: 10,
             seed: 1,
+            rollout_trials: 0,
         }
     }
 }
@@ -132,6 +138,13 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                 let net = eval.evaluate(&pos);
                 let deep = searcher.evaluate(&pos, options.plies);
                 if (equity(&deep) - equity(&net)).abs() >= options.keep {
+                    let deep = if options.rollout_trials > 0 {
+                        // Its own dice, so that the games are the same as the search's.
+                        let seed = chunk_rng(!options.seed, chunk ^ ((out.len() as u64) << 32));
+                        rollout_label(eval, options, seed.state(), &pos)
+                    } else {
+                        deep
+                    };
                     out.push(Label {
                         position: pos,
                         deep,
@@ -175,11 +188,36 @@ pub fn label_chunks(
         .collect()
 }
 
+/// The rollout label of `pos` (see [`LabelOptions::rollout_trials`]); the luck-corrected
+/// means can stray outside [0, 1] by their noise and are clamped into it.
+fn rollout_label(
+    eval: &Evaluator,
+    options: &LabelOptions,
+    seed: u64,
+    pos: &Position,
+) -> Probabilities {
+    let rollout = Rollout::new(
+        eval,
+        RolloutOptions {
+            trials: options.rollout_trials as u64,
+            seed,
+            ..RolloutOptions::default()
+        },
+    );
+    let r = rollout.position(pos, None, &mut |_| {});
+    let p = r.result.estimate().probabilities;
+    std::array::from_fn(|k| p[k].clamp(0.0, 1.0) as f32)
+}
+
 /// The header lines of a run (each ending in a newline).
 pub fn header(options: &LabelOptions, evaluator: u64) -> String {
     format!(
-        "{MAGIC}\n# plies {} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        "{MAGIC}\n# plies {}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
         options.plies,
+        match options.rollout_trials {
+            0 => String::new(),
+            n => format!(" rollout {n}"),
+        },
         options.noise,
         options.keep,
         options.games_per_chunk,
@@ -398,6 +436,34 @@ mod tests {
             assert_eq!(l.net, eval.evaluate(&l.position));
             assert_eq!(l.deep, s.evaluate(&l.position, 1));
         }
+    }
+
+    #[test]
+    fn rollout_labels_are_rollouts() {
+        let eval = crate::weights::builtin().unwrap();
+        let o = LabelOptions {
+            rollout_trials: 2,
+            keep: 0.06,
+            ..small()
+        };
+        let labels = label_chunk(eval, &o, 2);
+        let searched = label_chunk(
+            eval,
+            &LabelOptions {
+                rollout_trials: 0,
+                ..o
+            },
+            2,
+        );
+        assert!(!labels.is_empty());
+        // The same positions are kept (the search chooses), labelled differently.
+        assert_eq!(labels.len(), searched.len());
+        for (r, s) in labels.iter().zip(&searched) {
+            assert_eq!((r.position, r.net), (s.position, s.net));
+            assert!(r.deep.iter().all(|p| (0.0..=1.0).contains(p)));
+        }
+        assert!(labels.iter().zip(&searched).any(|(r, s)| r.deep != s.deep));
+        assert!(header(&o, 0).contains(" rollout 2 "));
     }
 
     #[test]

@@ -56,6 +56,35 @@ fn cross_entropy(y: &[f32; OUTPUTS], t: &[f32; OUTPUTS]) -> f64 {
         .sum()
 }
 
+/// `net` with `hidden` hidden units (at least as many as it has): its own units, then new
+/// ones with small random input weights and zero output weights, so the wider net computes
+/// exactly what `net` did until training moves the new output weights.
+pub fn widen(net: &Net, hidden: usize, rng: &mut Rng) -> Net {
+    assert!(hidden >= net.hidden && hidden <= MAX_HIDDEN);
+    let (old, n) = (net.hidden, hidden);
+    let inputs = net.w1.len() / old;
+    let mut w1 = vec![0.0f32; inputs * n];
+    for i in 0..inputs {
+        w1[i * n..i * n + old].copy_from_slice(&net.w1[i * old..(i + 1) * old]);
+        for w in &mut w1[i * n + old..(i + 1) * n] {
+            *w = 0.1 * rng.symmetric();
+        }
+    }
+    let mut b1 = net.b1.clone();
+    b1.extend((old..n).map(|_| 0.1 * rng.symmetric()));
+    let mut w2 = vec![0.0f32; OUTPUTS * n];
+    for k in 0..OUTPUTS {
+        w2[k * n..k * n + old].copy_from_slice(&net.w2[k * old..(k + 1) * old]);
+    }
+    Net {
+        hidden: n,
+        w1,
+        b1,
+        w2,
+        b2: net.b2,
+    }
+}
+
 /// One pass over `labels` in an order drawn from `seed`, a gradient step of size `alpha` per
 /// label. Returns the fit measured on the way (each label before its own step).
 pub fn fit_epoch(eval: &mut Evaluator, labels: &[Label], alpha: f32, seed: u64) -> FitStats {
@@ -176,6 +205,21 @@ mod tests {
         }
         assert!(predicted < 0.0);
         assert!(loss(&eval) < before, "the step lowers the loss");
+    }
+
+    #[test]
+    fn a_widened_net_computes_the_same() {
+        let eval = crate::weights::builtin().unwrap();
+        let wide = widen(&eval.contact, eval.contact.hidden() + 24, &mut Rng::new(2));
+        assert_eq!(wide.hidden(), eval.contact.hidden() + 24);
+        let pos = tabula_engine::backgammon::Position::START;
+        let (a, b) = (
+            eval.contact.forward(&Inputs::new(&pos)),
+            wide.forward(&Inputs::new(&pos)),
+        );
+        for k in 0..OUTPUTS {
+            assert!((a[k] - b[k]).abs() < 1e-5, "{a:?} {b:?}");
+        }
     }
 
     /// Fitting a net to a search's labels lowers the error on those labels, deterministically.

@@ -41,6 +41,13 @@ pub struct FitArgs {
     /// Hold out the labels of every K-th chunk of each file (chunk numbers K−1, 2K−1, …).
     #[arg(long = "hold-out", default_value_t = 10, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
     hold_out: u64,
+    /// Widen the contact net to this many hidden units first (new units start with zero
+    /// output weights, so the net starts as it was).
+    #[arg(long = "contact-hidden")]
+    contact_hidden: Option<usize>,
+    /// The same for the race net.
+    #[arg(long = "race-hidden")]
+    race_hidden: Option<usize>,
     /// Seed of the order of the labels in each epoch.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -72,6 +79,22 @@ pub fn fit(args: &FitArgs) -> CliResult {
         None => NetFile::decode(weights::BUILTIN)
             .map_err(|e| CliError::internal(format!("built-in weights: {e}")))?,
     };
+    let mut rng = tabula_gammon::Rng::new(args.seed);
+    for (hidden, net) in [
+        (args.contact_hidden, &mut file.evaluator.contact),
+        (args.race_hidden, &mut file.evaluator.race),
+    ] {
+        if let Some(h) = hidden {
+            if h < net.hidden() || h > tabula_gammon::net::MAX_HIDDEN {
+                return Err(CliError::bad_input(format!(
+                    "--contact-hidden/--race-hidden {h}: from the net's {} to {}",
+                    net.hidden(),
+                    tabula_gammon::net::MAX_HIDDEN
+                )));
+            }
+            *net = tabula_gammon::supervised::widen(net, h, &mut rng);
+        }
+    }
     let (mut train, mut held): (Vec<Label>, Vec<Label>) = (Vec::new(), Vec::new());
     for p in &args.labels {
         let text = std::fs::read_to_string(p)

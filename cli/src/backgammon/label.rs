@@ -32,6 +32,11 @@ pub struct LabelArgs {
     /// Keep a position only when its deep and 0-ply equities differ by at least this.
     #[arg(long, default_value_t = 0.0)]
     keep: f32,
+    /// Label by Tabula's own rollouts of this many trials (0-ply players to the end,
+    /// luck-corrected, stratified first rolls) instead of the search; the search still picks
+    /// the positions kept. 0: the search labels.
+    #[arg(long = "rollout-trials", default_value_t = 0)]
+    rollout_trials: u32,
     /// Self-play games per chunk (the unit of resumption and of parallel work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -68,6 +73,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         keep: args.keep,
         games_per_chunk: args.games_per_chunk,
         seed: args.seed,
+        rollout_trials: args.rollout_trials,
     };
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
@@ -118,9 +124,12 @@ pub fn label(args: &LabelArgs) -> CliResult {
         .open(&args.out)
         .map_err(|e| CliError::io(format!("{}: {e}", args.out.display())))?;
     eprintln!(
-        "label: chunks {chunk} → {chunks} ({} games each), {}-ply labels, noise {}, keep {}, {} thread(s), into {}",
+        "label: chunks {chunk} → {chunks} ({} games each), {} labels, noise {}, keep {}, {} thread(s), into {}",
         args.games_per_chunk,
-        args.plies,
+        match args.rollout_trials {
+            0 => format!("{}-ply", args.plies),
+            n => format!("{n}-trial rollout (kept where {}-ply and the net differ)", args.plies),
+        },
         args.noise,
         args.keep,
         args.threads,
