@@ -8,6 +8,9 @@
 //! - [`weights`]: the `.tnet` weights files (a `tabula-store` container: shapes, training state,
 //!   little-endian f32) and the shipped weights, embedded with `include_bytes!`.
 //! - [`train`]: deterministic single-threaded self-play TD(λ) with eligibility traces.
+//! - [`label`]: training data made by Tabula itself (noisy self-play positions labelled by a
+//!   deeper search or a rollout), in chunked, checked, resumable files.
+//! - [`supervised`]: SGD on cross-entropy against such labels, and widening a net.
 //! - [`bearoff`]: exact bear-off probabilities from the one-sided bearoff database, used by the
 //!   [`Evaluator`] when one is attached.
 //! - [`baseline`]: simple opponents (pip-count racer, random) and seeded games against them.
