@@ -687,6 +687,79 @@ mod tests {
         assert!(!decide(&plain(0.6), &s, 0.68).take);
     }
 
+    /// The receiver's dead-cube take point straight from the MET, independently of the model:
+    /// the doubler `d` away and the receiver `t` away; after a take the game is for 2 points
+    /// and the cube is dead, after a pass the doubler has 1 more point. `post` marks a
+    /// post-Crawford game (else the next game is the Crawford game when a side reaches 1-away).
+    fn met_dead_take_point(d: u32, t: u32, post: bool) -> f64 {
+        let me = |ta: u32, da: u32| met::match_equity(ta, da, post).unwrap();
+        let win2 = me(t.saturating_sub(2), d);
+        let lose2 = me(t, d.saturating_sub(2));
+        let pass = me(t, d - 1);
+        (pass - lose2) / (win2 - lose2)
+    }
+
+    #[test]
+    fn dead_cube_take_points_follow_the_met() {
+        // (doubler away, receiver away, post-Crawford) in a match to 7.
+        let cases = [
+            (7, 7, false),
+            (5, 5, false),
+            (3, 3, false),
+            (2, 2, false),
+            (3, 5, false),
+            (5, 3, false),
+            (2, 4, false),
+            (4, 2, false),
+            (2, 1, true),
+            (3, 1, true),
+            (4, 1, true),
+        ];
+        for (d, t, post) in cases {
+            let s = at(7, [7 - d, 7 - t], false);
+            let expect = met_dead_take_point(d, t, post);
+            let got = take_point(&s, 0.0, plain);
+            assert!(
+                (got - expect).abs() < 1e-5,
+                "{d}-away doubling {t}-away: {got} vs MET {expect}"
+            );
+            // A live cube is worth something to its owner: the receiver takes at least as
+            // wide; exactly as wide when the cube it would own is dead (it is `t`-away and
+            // the cube at 2 already wins it the match, or post-Crawford).
+            let live = take_point(&s, 1.0, plain);
+            if t <= 2 {
+                assert!((live - got).abs() < 1e-5, "{d}a {t}a: {live} vs {got}");
+            } else {
+                assert!(live < got - 1e-4, "{d}a {t}a: live {live} dead {got}");
+            }
+        }
+    }
+
+    #[test]
+    fn reference_take_points() {
+        // 2-away 2-away: the cube decides the match, so the take point is the MWC of
+        // 2-away 1-away Crawford (Kazaross-XG2: 32.26%), for any cube efficiency.
+        let two = at(7, [5, 5], false);
+        for x in [0.0, 0.68, 1.0] {
+            assert!((take_point(&two, x, plain) - 0.32264).abs() < 1e-4);
+        }
+        // Post-Crawford, the trailer 2-away: a pass leaves double match point (50%) and a
+        // take plays the match on this game, so the leader takes with exactly 50% (the free
+        // drop below it), gammons or not.
+        let free = at(7, [5, 6], false);
+        for x in [0.0, 0.68, 1.0] {
+            assert!((take_point(&free, x, plain) - 0.5).abs() < 1e-5);
+            assert!((take_point(&free, x, with_gammons(0.3, 0.3)) - 0.5).abs() < 1e-5);
+        }
+        // 4-away (doubler) 2-away (receiver): the receiver's 2-cube is dead, its gammons
+        // count nothing after the take (2 points win it the match) but the doubler's count
+        // double: a gammonish doubler needs a bigger take.
+        let s = at(7, [3, 5], false);
+        let plain_tp = take_point(&s, 0.68, plain);
+        assert!((plain_tp - met_dead_take_point(4, 2, false)).abs() < 1e-5);
+        assert!(take_point(&s, 0.68, with_gammons(0.3, 0.0)) > plain_tp + 0.01);
+    }
+
     #[test]
     fn long_match_is_close_to_money() {
         // At 25-away 25-away the take point without gammons is near the money one.
