@@ -34,12 +34,37 @@
 //! (winning the current cube value). Money equities are per current cube unit (`DP = +1`); match
 //! values are MWC. Double iff `min(DT, DP) > ND`; the receiver takes iff `DT ≤ DP`.
 
-use tabula_engine::backgammon::{met, MAX_CUBE, MAX_MATCH_LENGTH};
+use tabula_engine::backgammon::{met, Position, Side, MAX_CUBE, MAX_MATCH_LENGTH};
 
 use crate::net::Probabilities;
 
 /// The customary cube efficiency for Janowski's model.
 pub const DEFAULT_CUBE_EFFICIENCY: f64 = 0.68;
+
+/// Janowski's cube efficiency in bear-offs (every checker of both sides in its home board or
+/// off), measured: the least-squares fit of `(1 − x)·dead + x·live` to the exact money cubeful
+/// values of every bear-off of 4 checkers a side (x = 0.46 centred, 0.43 owned, 0.52 the
+/// opponent's) and of 5 (0.62, 0.55, 0.58), from the one-sided database's exact cubeless
+/// chances (`cube_compare -- fit N`; docs/results.md). The cube is less efficient there than
+/// in the middle game, most of all near the end (0.1 to 0.5 under 12 pips).
+pub const BEAROFF_CUBE_EFFICIENCY: f64 = 0.5;
+
+/// Whether `pos` is a bear-off: every checker of both sides in its home board or off.
+pub fn is_bearoff(pos: &Position) -> bool {
+    [Side::OnRoll, Side::Opponent]
+        .iter()
+        .all(|&side| pos.counts(side)[6..].iter().all(|&n| n == 0))
+}
+
+/// The cube efficiency for `pos`: [`BEAROFF_CUBE_EFFICIENCY`] in a bear-off, else `x` (the
+/// advisor's, for contact and races).
+pub fn efficiency(pos: &Position, x: f64) -> f64 {
+    if is_bearoff(pos) {
+        BEAROFF_CUBE_EFFICIENCY.min(x)
+    } else {
+        x
+    }
+}
 
 const EPS: f64 = 1e-9;
 
@@ -758,6 +783,26 @@ mod tests {
         let plain_tp = take_point(&s, 0.68, plain);
         assert!((plain_tp - met_dead_take_point(4, 2, false)).abs() < 1e-5);
         assert!(take_point(&s, 0.68, with_gammons(0.3, 0.0)) > plain_tp + 0.01);
+    }
+
+    #[test]
+    fn bearoff_efficiency() {
+        let home = Position::from_position_id("27YBAGDbdgAAAA").unwrap();
+        assert!(is_bearoff(&home));
+        assert!(!is_bearoff(&Position::START));
+        assert_eq!(efficiency(&home, 0.68), BEAROFF_CUBE_EFFICIENCY);
+        assert_eq!(efficiency(&home, 0.2), 0.2, "never above the advisor's");
+        assert_eq!(efficiency(&Position::START, 0.68), 0.68);
+        // A race with a checker outside a home board is not a bear-off.
+        let mut a = [0u8; 25];
+        let mut b = [0u8; 25];
+        a[0] = 14;
+        a[6] = 1;
+        b[0] = 15;
+        assert!(!is_bearoff(&Position::from_counts(a, b).unwrap()));
+        a[6] = 0;
+        a[5] = 1;
+        assert!(is_bearoff(&Position::from_counts(a, b).unwrap()));
     }
 
     #[test]
