@@ -41,13 +41,23 @@ use crate::net::Probabilities;
 /// The customary cube efficiency for Janowski's model.
 pub const DEFAULT_CUBE_EFFICIENCY: f64 = 0.68;
 
-/// Janowski's cube efficiency in bear-offs (every checker of both sides in its home board or
-/// off), measured: the least-squares fit of `(1 − x)·dead + x·live` to the exact money cubeful
-/// values of every bear-off of 4 checkers a side (x = 0.46 centred, 0.43 owned, 0.52 the
+/// Janowski's cube efficiency in short bear-offs (every checker of both sides in its home
+/// board or off, at most [`BEAROFF_SHORT_PIPS`] pips for the player on roll), measured: the
+/// least-squares fit of `(1 − x)·dead + x·live` to the exact money cubeful values of every
+/// bear-off of 4 checkers a side (x = 0.46 with the cube centred, 0.43 owned, 0.52 the
 /// opponent's) and of 5 (0.62, 0.55, 0.58), from the one-sided database's exact cubeless
-/// chances (`cube_compare -- fit N`; docs/results.md). The cube is less efficient there than
-/// in the middle game, most of all near the end (0.1 to 0.5 under 12 pips).
+/// chances (`cube_compare -- fit N`; docs/results.md). Under 16 pips the fits are 0.1–0.55
+/// (lowest for the opponent's cube near the end), from 16 pips they rise to 0.7–0.85 (centred
+/// and the opponent's) at 20–31 pips.
 pub const BEAROFF_CUBE_EFFICIENCY: f64 = 0.5;
+
+/// The pip count (of the player on roll) up to which a bear-off has
+/// [`BEAROFF_CUBE_EFFICIENCY`]; from there the efficiency rises linearly to the advisor's at
+/// [`BEAROFF_LONG_PIPS`], following the fits.
+pub const BEAROFF_SHORT_PIPS: u32 = 16;
+
+/// See [`BEAROFF_SHORT_PIPS`].
+pub const BEAROFF_LONG_PIPS: u32 = 28;
 
 /// Whether `pos` is a bear-off: every checker of both sides in its home board or off.
 pub fn is_bearoff(pos: &Position) -> bool {
@@ -56,14 +66,18 @@ pub fn is_bearoff(pos: &Position) -> bool {
         .all(|&side| pos.counts(side)[6..].iter().all(|&n| n == 0))
 }
 
-/// The cube efficiency for `pos`: [`BEAROFF_CUBE_EFFICIENCY`] in a bear-off, else `x` (the
-/// advisor's, for contact and races).
+/// The cube efficiency for `pos` given the advisor's `x` (for contact and races): in a
+/// bear-off at most [`BEAROFF_CUBE_EFFICIENCY`] up to [`BEAROFF_SHORT_PIPS`] pips of the
+/// player on roll, rising linearly to `x` at [`BEAROFF_LONG_PIPS`]; never above `x`.
 pub fn efficiency(pos: &Position, x: f64) -> f64 {
-    if is_bearoff(pos) {
-        BEAROFF_CUBE_EFFICIENCY.min(x)
-    } else {
-        x
+    if !is_bearoff(pos) {
+        return x;
     }
+    let pips = pos.pips(Side::OnRoll);
+    let t = f64::from(pips.clamp(BEAROFF_SHORT_PIPS, BEAROFF_LONG_PIPS) - BEAROFF_SHORT_PIPS)
+        / f64::from(BEAROFF_LONG_PIPS - BEAROFF_SHORT_PIPS);
+    let short = BEAROFF_CUBE_EFFICIENCY.min(x);
+    short + (x - short) * t
 }
 
 const EPS: f64 = 1e-9;
@@ -787,12 +801,28 @@ mod tests {
 
     #[test]
     fn bearoff_efficiency() {
-        let home = Position::from_position_id("27YBAGDbdgAAAA").unwrap();
-        assert!(is_bearoff(&home));
+        // The player on roll: k checkers on its 6-point, the rest on its 1-point.
+        let bearoff = |pips_on_six: u8| {
+            let mut a = [0u8; 25];
+            let mut b = [0u8; 25];
+            a[5] = pips_on_six; // each checker on the 6-point: 6 pips
+            a[0] = 15 - pips_on_six;
+            b[0] = 15;
+            Position::from_counts(a, b).unwrap()
+        };
+        let short = bearoff(1); // 14 on the 1-point and 1 on the 6: 20 pips
+        assert!(is_bearoff(&short));
+        assert_eq!(short.pips(Side::OnRoll), 20);
         assert!(!is_bearoff(&Position::START));
-        assert_eq!(efficiency(&home, 0.68), BEAROFF_CUBE_EFFICIENCY);
-        assert_eq!(efficiency(&home, 0.2), 0.2, "never above the advisor's");
         assert_eq!(efficiency(&Position::START, 0.68), 0.68);
+        let two = bearoff(0); // 15 pips
+        assert_eq!(efficiency(&two, 0.68), BEAROFF_CUBE_EFFICIENCY);
+        assert_eq!(efficiency(&two, 0.2), 0.2, "never above the advisor's");
+        // 20 pips: a third of the way from 16 to 28.
+        let third = 0.5 + (0.68 - 0.5) * (4.0 / 12.0);
+        assert!((efficiency(&short, 0.68) - third).abs() < 1e-12);
+        // 15 + 5 * 3 = 30 pips and more: the advisor's.
+        assert_eq!(efficiency(&bearoff(3), 0.68), 0.68);
         // A race with a checker outside a home board is not a bear-off.
         let mut a = [0u8; 25];
         let mut b = [0u8; 25];
@@ -800,9 +830,6 @@ mod tests {
         a[6] = 1;
         b[0] = 15;
         assert!(!is_bearoff(&Position::from_counts(a, b).unwrap()));
-        a[6] = 0;
-        a[5] = 1;
-        assert!(is_bearoff(&Position::from_counts(a, b).unwrap()));
     }
 
     #[test]

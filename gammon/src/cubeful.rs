@@ -31,8 +31,9 @@
 //! the advisor recommends still come from the cubeless [`Searcher::rank`].
 //!
 //! **Cube efficiency.** Janowski's `x` at a leaf is [`cube::efficiency`]: the search's
-//! efficiency (the advisor's) in contact and races, [`cube::BEAROFF_CUBE_EFFICIENCY`] (0.5,
-//! measured on exact bear-offs) in bear-offs.
+//! efficiency (the advisor's) in contact and races; in bear-offs
+//! [`cube::BEAROFF_CUBE_EFFICIENCY`] (0.5, fitted to exact bear-off values) up to 16 pips of
+//! the player on roll, rising to the search's at 28.
 //!
 //! The probabilities at the leaves come from the [`Searcher`]'s cache (shared with the
 //! cubeless search); the rolls are searched in parallel and summed in order in `f64`, so the
