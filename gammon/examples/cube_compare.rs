@@ -17,6 +17,20 @@
 //! side on the six home points, for money and three match scores (solved here by a cubeful
 //! expectimax to the end of the game, both sides playing and doubling perfectly). Errors are
 //! per decision: money in points per cube, match in MWC.
+//!
+//! ```sh
+//! cargo run --release -p tabula-gammon --example cube_compare -- fit CHECKERS
+//! ```
+//!
+//! fits Janowski's cube efficiency `x` to those exact money values (least squares per cube
+//! owner and by the pip count of the player on roll; see [`cube::BEAROFF_CUBE_EFFICIENCY`]).
+//!
+//! ```sh
+//! cargo run --release -p tabula-gammon --example cube_compare -- exact-ids ID[:MATCH_ID]... [PLIES...]
+//! ```
+//!
+//! solves the given bear-offs exactly (gnubg Position and Match IDs, every checker home; small
+//! ones only: the memoised solve grows fast) and prints the advisor's decisions beside.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -269,8 +283,8 @@ fn fit(eval: &Evaluator, n: u8) {
     );
     println!("| pips | positions | centred | owned | opponent's |");
     println!("|---|---|---|---|---|");
-    for b in 0..64 {
-        let count = acc[0][b].2;
+    for (b, bucket) in acc[0].iter().enumerate() {
+        let count = bucket.2;
         if count == 0 {
             continue;
         }
