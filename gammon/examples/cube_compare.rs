@@ -17,14 +17,29 @@
 //! side on the six home points, for money and three match scores (solved here by a cubeful
 //! expectimax to the end of the game, both sides playing and doubling perfectly). Errors are
 //! per decision: money in points per cube, match in MWC.
+//!
+//! ```sh
+//! cargo run --release -p tabula-gammon --example cube_compare -- fit CHECKERS
+//! ```
+//!
+//! fits Janowski's cube efficiency `x` to those exact money values (least squares per cube
+//! owner and by the pip count of the player on roll; see [`cube::BEAROFF_CUBE_EFFICIENCY`]).
+//!
+//! ```sh
+//! cargo run --release -p tabula-gammon --example cube_compare -- exact-ids ID[:MATCH_ID]... [PLIES...]
+//! ```
+//!
+//! solves the given bear-offs exactly (gnubg Position and Match IDs, every checker home; small
+//! ones only: the memoised solve grows fast) and prints the advisor's decisions beside.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
+use tabula_engine::backgammon::MatchId;
 use tabula_engine::backgammon::{Position, Side};
 use tabula_engine::ChanceGame;
-use tabula_gammon::advisor::Advisor;
+use tabula_gammon::advisor::{cube_state, Advisor};
 use tabula_gammon::baseline::roll;
 use tabula_gammon::cube::{self, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::cube::{CubeDecision, CubeOwner, CubeState, MatchScore};
@@ -222,11 +237,143 @@ fn judge(eval: &Evaluator, n: u8, plies: &[u8], state: CubeState) {
     }
 }
 
+/// The cube efficiency `x` that best fits Janowski's `(1 − x)·dead + x·live` to the exact money
+/// cubeful values of every bear-off of `n` checkers a side (least squares over the positions of
+/// a bucket: `x = Σ(e − d)(l − d) / Σ(l − d)²`), by cube owner and by the pip count of the
+/// player on roll, with the net's (here exact: the one-sided database) cubeless probabilities.
+fn fit(eval: &Evaluator, n: u8) {
+    let mut exact = Exact::default();
+    let owners = [CubeOwner::Centred, CubeOwner::Me, CubeOwner::Opponent];
+    // [owner][bucket] -> (Σ(e−d)(l−d), Σ(l−d)², positions)
+    const BUCKET: u32 = 4;
+    let mut acc = vec![vec![(0.0f64, 0.0f64, 0usize); 64]; owners.len()];
+    let mut all = vec![(0.0f64, 0.0f64); owners.len()];
+    let t = Instant::now();
+    for me in boards(n) {
+        for them in boards(n) {
+            let (mut a, mut b) = ([0u8; 25], [0u8; 25]);
+            a[..6].copy_from_slice(&me);
+            b[..6].copy_from_slice(&them);
+            let pos = Position::from_counts(a, b).expect("bear-off");
+            if game_over(&pos).is_some() {
+                continue;
+            }
+            let p = eval.evaluate(&pos);
+            let bucket = (pos.pips(Side::OnRoll) / BUCKET) as usize;
+            for (k, &owner) in owners.iter().enumerate() {
+                let state = CubeState {
+                    owner,
+                    ..CubeState::money()
+                };
+                let e = exact.no_double(&pos, &state);
+                let d = cube::cubeful(&p, &state, 0.0);
+                let l = cube::cubeful(&p, &state, 1.0);
+                let c = &mut acc[k][bucket.min(63)];
+                c.0 += (e - d) * (l - d);
+                c.1 += (l - d) * (l - d);
+                c.2 += 1;
+                all[k].0 += (e - d) * (l - d);
+                all[k].1 += (l - d) * (l - d);
+            }
+        }
+    }
+    println!(
+        "fit of x on the bear-offs of {n} checkers a side ({:.1} s): x by cube owner and pips of the player on roll",
+        t.elapsed().as_secs_f64()
+    );
+    println!("| pips | positions | centred | owned | opponent's |");
+    println!("|---|---|---|---|---|");
+    for (b, bucket) in acc[0].iter().enumerate() {
+        let count = bucket.2;
+        if count == 0 {
+            continue;
+        }
+        let x = |k: usize| {
+            let (num, den, _) = acc[k][b];
+            if den > 1e-12 {
+                format!("{:.3}", num / den)
+            } else {
+                "-".into()
+            }
+        };
+        println!(
+            "| {}-{} | {count} | {} | {} | {} |",
+            b as u32 * BUCKET,
+            b as u32 * BUCKET + BUCKET - 1,
+            x(0),
+            x(1),
+            x(2)
+        );
+    }
+    let x = |k: usize| all[k].0 / all[k].1.max(1e-12);
+    println!("| all | | {:.3} | {:.3} | {:.3} |", x(0), x(1), x(2));
+}
+
+/// Exact decisions of the bear-offs `ids` (`POSITION_ID[:MATCH_ID]`, every checker home),
+/// beside the advisor's at `plies`.
+fn exact_ids(eval: &Evaluator, ids: &[String], plies: &[u8]) {
+    let mut exact = Exact::default();
+    for id in ids {
+        let (pid, mid) = id.split_once(':').unwrap_or((id, ""));
+        let Ok(pos) = Position::from_position_id(pid) else {
+            eprintln!("error: {pid:?}: not a position ID");
+            std::process::exit(2);
+        };
+        let m: Option<MatchId> = (!mid.is_empty()).then(|| {
+            mid.parse().unwrap_or_else(|_| {
+                eprintln!("error: {mid:?}: not a match ID");
+                std::process::exit(2);
+            })
+        });
+        let state = cube_state(m.as_ref());
+        let t = Instant::now();
+        let nd = exact.no_double(&pos, &state);
+        let dt = exact.double_take(&pos, &state);
+        let d = cube::decision(nd, dt, cube::double_pass(&state), state.may_double());
+        println!(
+            "{id} exact {} ({:.1} s, {} memo)",
+            row(&d),
+            t.elapsed().as_secs_f64(),
+            exact.memo.len()
+        );
+        for &k in plies {
+            let advisor = Advisor::new(
+                eval,
+                SearchOptions {
+                    plies: k,
+                    ..SearchOptions::default()
+                },
+                DEFAULT_CUBE_EFFICIENCY,
+            );
+            println!(
+                "{id} {k}-ply root {} search {}",
+                row(&advisor.cube_cubeless_root(&pos, &state).decision),
+                row(&advisor.cube(&pos, &state).decision)
+            );
+        }
+    }
+}
+
 /// What the command line asks: the exact bear-off judge for `CHECKERS` checkers a side, or the
 /// fixed set; each at these plies (empty: the default).
 enum Mode {
-    Exact { checkers: u8, plies: Vec<u8> },
-    Fixed { plies: Vec<u8> },
+    Exact {
+        checkers: u8,
+        plies: Vec<u8>,
+    },
+    /// Janowski's cube efficiency fitted to the exact values of every bear-off of `checkers`
+    /// checkers a side, by pip count.
+    Fit {
+        checkers: u8,
+    },
+    /// Exact values of given bear-offs (`POSITION_ID[:MATCH_ID]`), against the advisor's.
+    ExactIds {
+        ids: Vec<String>,
+        plies: Vec<u8>,
+    },
+    Fixed {
+        plies: Vec<u8>,
+    },
 }
 
 /// The most checkers a side the exact judge takes: the two-sided bear-off database's range
@@ -243,6 +390,22 @@ fn parse_plies(args: &[String]) -> Result<Vec<u8>, String> {
 }
 
 fn parse_args(args: &[String]) -> Result<Mode, String> {
+    if args.first().map(String::as_str) == Some("fit") {
+        let checkers = match args.get(1).map(|a| a.parse::<u8>()) {
+            Some(Ok(n)) if (1..=MAX_EXACT_CHECKERS).contains(&n) => n,
+            _ => return Err("fit: give CHECKERS, the checkers a side (1 to 6)".into()),
+        };
+        return Ok(Mode::Fit { checkers });
+    }
+    if args.first().map(String::as_str) == Some("exact-ids") {
+        let (ids, plies): (Vec<&String>, Vec<&String>) =
+            args[1..].iter().partition(|a| a.parse::<u8>().is_err());
+        let plies: Vec<String> = plies.into_iter().cloned().collect();
+        return Ok(Mode::ExactIds {
+            ids: ids.into_iter().cloned().collect(),
+            plies: parse_plies(&plies)?,
+        });
+    }
     if args.first().map(String::as_str) != Some("exact") {
         return Ok(Mode::Fixed {
             plies: parse_plies(args)?,
@@ -291,6 +454,14 @@ fn main() {
             for state in [CubeState::money(), m(7, [0, 0]), m(5, [3, 1]), m(5, [1, 3])] {
                 judge(&eval, n, &plies, state);
             }
+            return;
+        }
+        Mode::Fit { checkers } => {
+            fit(&eval, checkers);
+            return;
+        }
+        Mode::ExactIds { ids, plies } => {
+            exact_ids(&eval, &ids, &plies);
             return;
         }
         Mode::Fixed { plies } => plies,

@@ -5,8 +5,9 @@
 //! The match state is a [`CubeState`] from the player on roll (money or match score, cube value
 //! and owner, Crawford, Jacoby); [`cube_state`] builds it from a gnubg Match ID. Cube decisions
 //! come from the cubeful search of [`crate::cubeful`], [`SearchOptions::plies`] ahead: Janowski's
-//! model with the advisor's cube efficiency (the Kazaross-XG2 match equity table at a match
-//! score) at the leaves and both sides' cube actions at the inner nodes; at 0 plies that is
+//! model with the advisor's cube efficiency (at most [`cube::BEAROFF_CUBE_EFFICIENCY`] in
+//! bear-offs: [`cube::efficiency`]; the Kazaross-XG2 match equity table at a match score) at
+//! the leaves and both sides' cube actions at the inner nodes; at 0 plies that is
 //! [`cube::decide`] of the net's probabilities. [`Advisor::cube_cubeless_root`] keeps the older
 //! decision (the cubeless n-ply probabilities converted at the root) for comparison. Plays are
 //! ranked by [`Searcher::rank`].
@@ -97,7 +98,8 @@ pub struct Advisor<'e> {
 impl<'e> Advisor<'e> {
     /// An advisor searching `options.plies` deep, with Janowski's cube efficiency
     /// `cube_efficiency` (0: dead cube, 1: fully live; see
-    /// [`cube::DEFAULT_CUBE_EFFICIENCY`]).
+    /// [`cube::DEFAULT_CUBE_EFFICIENCY`]) in contact and races, and at most
+    /// [`cube::BEAROFF_CUBE_EFFICIENCY`] in bear-offs ([`cube::efficiency`]).
     pub fn new(eval: &'e Evaluator, options: SearchOptions, cube_efficiency: f64) -> Advisor<'e> {
         Advisor {
             searcher: Searcher::new(eval, options),
@@ -122,7 +124,11 @@ impl<'e> Advisor<'e> {
     pub fn cube(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
         let probabilities = self.searcher.evaluate(pos, self.plies());
         let decision = if self.plies() == 0 {
-            cube::decide(&probabilities, state, self.cube_efficiency)
+            cube::decide(
+                &probabilities,
+                state,
+                cube::efficiency(pos, self.cube_efficiency),
+            )
         } else {
             CubefulSearch::new(&self.searcher, self.cube_efficiency).decide(
                 pos,
@@ -143,7 +149,11 @@ impl<'e> Advisor<'e> {
         let probabilities = self.searcher.evaluate(pos, self.plies());
         CubeAdvice {
             probabilities,
-            decision: cube::decide(&probabilities, state, self.cube_efficiency),
+            decision: cube::decide(
+                &probabilities,
+                state,
+                cube::efficiency(pos, self.cube_efficiency),
+            ),
         }
     }
 

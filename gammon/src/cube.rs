@@ -34,12 +34,51 @@
 //! (winning the current cube value). Money equities are per current cube unit (`DP = +1`); match
 //! values are MWC. Double iff `min(DT, DP) > ND`; the receiver takes iff `DT ≤ DP`.
 
-use tabula_engine::backgammon::{met, MAX_CUBE, MAX_MATCH_LENGTH};
+use tabula_engine::backgammon::{met, Position, Side, MAX_CUBE, MAX_MATCH_LENGTH};
 
 use crate::net::Probabilities;
 
 /// The customary cube efficiency for Janowski's model.
 pub const DEFAULT_CUBE_EFFICIENCY: f64 = 0.68;
+
+/// Janowski's cube efficiency in short bear-offs (every checker of both sides in its home
+/// board or off, at most [`BEAROFF_SHORT_PIPS`] pips for the player on roll), measured: the
+/// least-squares fit of `(1 − x)·dead + x·live` to the exact money cubeful values of every
+/// bear-off of 4 checkers a side (x = 0.46 with the cube centred, 0.43 owned, 0.52 the
+/// opponent's) and of 5 (0.62, 0.55, 0.58), from the one-sided database's exact cubeless
+/// chances (`cube_compare -- fit N`; docs/results.md). Under 16 pips the fits are 0.1–0.55
+/// (lowest for the opponent's cube near the end), from 16 pips they rise to 0.7–0.85 (centred
+/// and the opponent's) at 20–31 pips.
+pub const BEAROFF_CUBE_EFFICIENCY: f64 = 0.5;
+
+/// The pip count (of the player on roll) up to which a bear-off has
+/// [`BEAROFF_CUBE_EFFICIENCY`]; from there the efficiency rises linearly to the advisor's at
+/// [`BEAROFF_LONG_PIPS`], following the fits.
+pub const BEAROFF_SHORT_PIPS: u32 = 16;
+
+/// See [`BEAROFF_SHORT_PIPS`].
+pub const BEAROFF_LONG_PIPS: u32 = 28;
+
+/// Whether `pos` is a bear-off: every checker of both sides in its home board or off.
+pub fn is_bearoff(pos: &Position) -> bool {
+    [Side::OnRoll, Side::Opponent]
+        .iter()
+        .all(|&side| pos.counts(side)[6..].iter().all(|&n| n == 0))
+}
+
+/// The cube efficiency for `pos` given the advisor's `x` (for contact and races): in a
+/// bear-off at most [`BEAROFF_CUBE_EFFICIENCY`] up to [`BEAROFF_SHORT_PIPS`] pips of the
+/// player on roll, rising linearly to `x` at [`BEAROFF_LONG_PIPS`]; never above `x`.
+pub fn efficiency(pos: &Position, x: f64) -> f64 {
+    if !is_bearoff(pos) {
+        return x;
+    }
+    let pips = pos.pips(Side::OnRoll);
+    let t = f64::from(pips.clamp(BEAROFF_SHORT_PIPS, BEAROFF_LONG_PIPS) - BEAROFF_SHORT_PIPS)
+        / f64::from(BEAROFF_LONG_PIPS - BEAROFF_SHORT_PIPS);
+    let short = BEAROFF_CUBE_EFFICIENCY.min(x);
+    short + (x - short) * t
+}
 
 const EPS: f64 = 1e-9;
 
@@ -685,6 +724,112 @@ mod tests {
         // The leader, doubled: take with 60%, pass with 40%.
         assert!(decide(&plain(0.4), &s, 0.68).take);
         assert!(!decide(&plain(0.6), &s, 0.68).take);
+    }
+
+    /// The receiver's dead-cube take point straight from the MET, independently of the model:
+    /// the doubler `d` away and the receiver `t` away; after a take the game is for 2 points
+    /// and the cube is dead, after a pass the doubler has 1 more point. `post` marks a
+    /// post-Crawford game (else the next game is the Crawford game when a side reaches 1-away).
+    fn met_dead_take_point(d: u32, t: u32, post: bool) -> f64 {
+        let me = |ta: u32, da: u32| met::match_equity(ta, da, post).unwrap();
+        let win2 = me(t.saturating_sub(2), d);
+        let lose2 = me(t, d.saturating_sub(2));
+        let pass = me(t, d - 1);
+        (pass - lose2) / (win2 - lose2)
+    }
+
+    #[test]
+    fn dead_cube_take_points_follow_the_met() {
+        // (doubler away, receiver away, post-Crawford) in a match to 7.
+        let cases = [
+            (7, 7, false),
+            (5, 5, false),
+            (3, 3, false),
+            (2, 2, false),
+            (3, 5, false),
+            (5, 3, false),
+            (2, 4, false),
+            (4, 2, false),
+            (2, 1, true),
+            (3, 1, true),
+            (4, 1, true),
+        ];
+        for (d, t, post) in cases {
+            let s = at(7, [7 - d, 7 - t], false);
+            let expect = met_dead_take_point(d, t, post);
+            let got = take_point(&s, 0.0, plain);
+            assert!(
+                (got - expect).abs() < 1e-5,
+                "{d}-away doubling {t}-away: {got} vs MET {expect}"
+            );
+            // A live cube is worth something to its owner: the receiver takes at least as
+            // wide; exactly as wide when the cube it would own is dead (it is `t`-away and
+            // the cube at 2 already wins it the match, or post-Crawford).
+            let live = take_point(&s, 1.0, plain);
+            if t <= 2 {
+                assert!((live - got).abs() < 1e-5, "{d}a {t}a: {live} vs {got}");
+            } else {
+                assert!(live < got - 1e-4, "{d}a {t}a: live {live} dead {got}");
+            }
+        }
+    }
+
+    #[test]
+    fn reference_take_points() {
+        // 2-away 2-away: the cube decides the match, so the take point is the MWC of
+        // 2-away 1-away Crawford (Kazaross-XG2: 32.26%), for any cube efficiency.
+        let two = at(7, [5, 5], false);
+        for x in [0.0, 0.68, 1.0] {
+            assert!((take_point(&two, x, plain) - 0.32264).abs() < 1e-4);
+        }
+        // Post-Crawford, the trailer 2-away: a pass leaves double match point (50%) and a
+        // take plays the match on this game, so the leader takes with exactly 50% (the free
+        // drop below it), gammons or not.
+        let free = at(7, [5, 6], false);
+        for x in [0.0, 0.68, 1.0] {
+            assert!((take_point(&free, x, plain) - 0.5).abs() < 1e-5);
+            assert!((take_point(&free, x, with_gammons(0.3, 0.3)) - 0.5).abs() < 1e-5);
+        }
+        // 4-away (doubler) 2-away (receiver): the receiver's 2-cube is dead, its gammons
+        // count nothing after the take (2 points win it the match) but the doubler's count
+        // double: a gammonish doubler needs a bigger take.
+        let s = at(7, [3, 5], false);
+        let plain_tp = take_point(&s, 0.68, plain);
+        assert!((plain_tp - met_dead_take_point(4, 2, false)).abs() < 1e-5);
+        assert!(take_point(&s, 0.68, with_gammons(0.3, 0.0)) > plain_tp + 0.01);
+    }
+
+    #[test]
+    fn bearoff_efficiency() {
+        // The player on roll: k checkers on its 6-point, the rest on its 1-point.
+        let bearoff = |pips_on_six: u8| {
+            let mut a = [0u8; 25];
+            let mut b = [0u8; 25];
+            a[5] = pips_on_six; // each checker on the 6-point: 6 pips
+            a[0] = 15 - pips_on_six;
+            b[0] = 15;
+            Position::from_counts(a, b).unwrap()
+        };
+        let short = bearoff(1); // 14 on the 1-point and 1 on the 6: 20 pips
+        assert!(is_bearoff(&short));
+        assert_eq!(short.pips(Side::OnRoll), 20);
+        assert!(!is_bearoff(&Position::START));
+        assert_eq!(efficiency(&Position::START, 0.68), 0.68);
+        let two = bearoff(0); // 15 pips
+        assert_eq!(efficiency(&two, 0.68), BEAROFF_CUBE_EFFICIENCY);
+        assert_eq!(efficiency(&two, 0.2), 0.2, "never above the advisor's");
+        // 20 pips: a third of the way from 16 to 28.
+        let third = 0.5 + (0.68 - 0.5) * (4.0 / 12.0);
+        assert!((efficiency(&short, 0.68) - third).abs() < 1e-12);
+        // 15 + 5 * 3 = 30 pips and more: the advisor's.
+        assert_eq!(efficiency(&bearoff(3), 0.68), 0.68);
+        // A race with a checker outside a home board is not a bear-off.
+        let mut a = [0u8; 25];
+        let mut b = [0u8; 25];
+        a[0] = 14;
+        a[6] = 1;
+        b[0] = 15;
+        assert!(!is_bearoff(&Position::from_counts(a, b).unwrap()));
     }
 
     #[test]

@@ -18,10 +18,22 @@
 //! **Plays.** At each roll the plays are ranked at 0-ply by their cubeful value for the first
 //! state (the cube as it actually is, the opponent's cube action counted), as normalised
 //! equities ([`cube::normalised`]); the best few ([`SearchOptions::inner_candidates`](crate::SearchOptions::inner_candidates) within
-//! [`SearchOptions::inner_threshold`](crate::SearchOptions::inner_threshold)) are searched deeper and the best of them by that state's
-//! deeper value is the play for every state, as in gnubg. With `n − 1 = 0` the 0-ply ranking
-//! decides. This only values the position: the plays the advisor recommends still come from
-//! the cubeless [`Searcher::rank`].
+//! [`SearchOptions::inner_threshold`](crate::SearchOptions::inner_threshold)) are searched deeper. For money play the best of them by the
+//! first state's deeper value is the play for every state, as in gnubg. At a match score each
+//! state takes its own best play (among all plays at 0 plies, among the candidates deeper):
+//! there a dead cube and a live one call for different plays (at 2-away 4-away, once the
+//! doubler's cube is dead, the taker's redouble decides the match). Measured with the exact
+//! bear-off judge (`cube_compare -- exact 3 2`, 3,136 positions a score): at 2-away 4-away
+//! the 2-ply wrong takes go from 64 to 0 and at 4-away 2-away from 38 to 0; with money the
+//! per-state choice loses (wrong takes 20 → 51 at 3 checkers, 323 → 501 at 4: the maximum
+//! over plays of Janowski's approximate leaf values is biased upward in the states the play
+//! was not chosen for), so money keeps one play. This only values the position: the plays
+//! the advisor recommends still come from the cubeless [`Searcher::rank`].
+//!
+//! **Cube efficiency.** Janowski's `x` at a leaf is [`cube::efficiency`]: the search's
+//! efficiency (the advisor's) in contact and races; in bear-offs
+//! [`cube::BEAROFF_CUBE_EFFICIENCY`] (0.5, fitted to exact bear-off values) up to 16 pips of
+//! the player on roll, rising to the search's at 28.
 //!
 //! The probabilities at the leaves come from the [`Searcher`]'s cache (shared with the
 //! cubeless search); the rolls are searched in parallel and summed in order in `f64`, so the
@@ -102,7 +114,7 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
 
     /// The values of `pos` for `states`; with `top`, without the player on roll's cube action.
     fn value(&self, pos: &Position, states: &[CubeState], plies: u8, top: bool) -> Vec<f64> {
-        let x = self.cube_efficiency;
+        let x = cube::efficiency(pos, self.cube_efficiency);
         if let Some(p) = game_over(pos) {
             return states.iter().map(|s| cube::cubeful(&p, s, x)).collect();
         }
@@ -166,19 +178,42 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
         if results.is_empty() {
             return turn_all(&pos.pass(), plies);
         }
-        // 0-ply ranking by the first state's normalised value, ties in generation order.
-        let first = &theirs[..1];
-        let mut ranked: Vec<(usize, f64)> = results
+        let per_state = mine[0].match_score.is_some();
+        // Every play's 0-ply values for all the states; the ranking is by the first state's
+        // normalised value, ties in generation order.
+        let shallow: Vec<Vec<f64>> = results.iter().map(|r| turn_all(r, 0)).collect();
+        let mut ranked: Vec<(usize, f64)> = shallow
             .iter()
             .enumerate()
-            .map(|(i, r)| {
-                let v = turned(self.value(r, first, 0, false)[0], &theirs[0]);
-                (i, cube::normalised(v, &mine[0]))
-            })
+            .map(|(i, v)| (i, cube::normalised(v[0], &mine[0])))
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let best_of = |values: &[(usize, Vec<f64>)]| -> Vec<f64> {
+            if per_state {
+                (0..mine.len())
+                    .map(|k| {
+                        values
+                            .iter()
+                            .map(|(_, v)| v[k])
+                            .fold(f64::NEG_INFINITY, f64::max)
+                    })
+                    .collect()
+            } else {
+                let mut chosen: Option<&Vec<f64>> = None;
+                for (_, v) in values {
+                    if chosen.is_none_or(|c| v[0] > c[0]) {
+                        chosen = Some(v);
+                    }
+                }
+                chosen.expect("at least one candidate").clone()
+            }
+        };
         if plies == 0 {
-            return turn_all(&results[ranked[0].0], 0);
+            let all: Vec<(usize, Vec<f64>)> = ranked
+                .iter()
+                .map(|&(i, _)| (i, shallow[i].clone()))
+                .collect();
+            return best_of(&all);
         }
         let options = self.searcher.options();
         let best = ranked[0].1;
@@ -188,13 +223,10 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
             .take_while(|r| r.1 >= best - f64::from(options.inner_threshold))
             .count()
             .max(1);
-        let mut chosen: Option<Vec<f64>> = None;
-        for &(i, _) in &ranked[..keep] {
-            let v = turn_all(&results[i], plies);
-            if chosen.as_ref().is_none_or(|c| v[0] > c[0]) {
-                chosen = Some(v);
-            }
-        }
-        chosen.expect("at least one candidate")
+        let deep: Vec<(usize, Vec<f64>)> = ranked[..keep]
+            .iter()
+            .map(|&(i, _)| (i, turn_all(&results[i], plies)))
+            .collect();
+        best_of(&deep)
     }
 }

@@ -117,7 +117,7 @@ fn zero_plies_is_janowski_of_the_net() {
         for state in states() {
             assert_eq!(
                 search.decide(&pos, &state, 0),
-                cube::decide(&p, &state, X),
+                cube::decide(&p, &state, cube::efficiency(&pos, X)),
                 "{} {state:?}",
                 pos.position_id()
             );
