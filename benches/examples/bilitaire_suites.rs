@@ -16,7 +16,8 @@
 //! `TWO_PLY=1` (search the slider's action and announcement as two plies,
 //! `tabula_solver::games::TwoPly`; not with `OPTIONS`), `ENDGAME=1` (decide "value ≥ top − 2"
 //! by masks at slider positions, `tabula_solver::games::Endgame`; `ENDGAME=2` at the ball
-//! player's too; not with `OPTIONS` or `TWO_PLY`), `PROBES=1` (count the positions the search
+//! player's too; `TRIES=K`: only the K slider actions leaving the fewest jumps, the rest left to
+//! the search; not with `OPTIONS` or `TWO_PLY`), `PROBES=1` (count the positions the search
 //! would ask a database about, by their balls: the lines `probes`).
 //!
 //! ```sh
@@ -157,7 +158,8 @@ fn solve(pos: &Position, threads: usize, mb: usize, limits: Limits, options: f64
         );
         answer
     } else if endgame > 0 {
-        driver.solve(&Endgame::new(*pos, endgame >= 2))
+        let tries = env::<usize>("TRIES").unwrap_or(usize::MAX);
+        driver.solve(&Endgame::new(*pos, endgame >= 2).trying(tries))
     } else if env::<u8>("TWO_PLY") == Some(1) {
         match driver.solve(&TwoPly::new(*pos)) {
             Solve::Solved { line, stats } => Solve::Solved {

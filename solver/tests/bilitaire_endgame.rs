@@ -6,7 +6,9 @@ mod common;
 use tabula_engine::bilitaire::geometry::holes_of;
 use tabula_engine::bilitaire::{Position, Rules, Side};
 use tabula_engine::Scored;
-use tabula_solver::games::bilitaire_endgame::{ball_holds_two, slider_holds_two};
+use tabula_solver::games::bilitaire_endgame::{
+    ball_holds_two, slider_holds_two, slider_holds_two_trying,
+};
 use tabula_solver::games::Endgame;
 use tabula_solver::minimax::minimax;
 use tabula_solver::{AtomicTable, SearchOptions, Searcher};
@@ -44,8 +46,8 @@ fn dense_position(seed: u64) -> Option<Position> {
 /// after its first few moves (ball player's turns after a slider's, and so on).
 fn positions() -> impl Iterator<Item = Position> {
     use tabula_engine::Game;
-    common::small_positions_with_announcements(300)
-        .chain((0..200).filter_map(|seed| dense_position(seed * 104_729 + 11)))
+    common::small_positions_with_announcements(150)
+        .chain((0..100).filter_map(|seed| dense_position(seed * 104_729 + 11)))
         .flat_map(|pos| {
             let mut moves = Vec::new();
             pos.legal_moves(&mut moves);
@@ -96,6 +98,12 @@ fn two_jump_answers_agree_with_minimax() {
         };
         let value = reference_value(&pos, &mut by_minimax);
         assert_eq!(answer, value >= x, "{pos}: value {value}, test ≥ {x}");
+        // Trying only the first actions: the same answer, or none.
+        for most in [1, 3] {
+            if let Some(partial) = slider_holds_two_trying(&pos, most) {
+                assert_eq!(partial, answer, "{pos}: trying {most}");
+            }
+        }
         seen[usize::from(pos.side() == Side::Slider)][usize::from(answer)] += 1;
     }
     // Both answers on both sides, and the free-chains positions left to the search.
@@ -106,7 +114,7 @@ fn two_jump_answers_agree_with_minimax() {
     }
     assert!(unanswered > 0);
     assert!(
-        by_minimax >= 100,
+        by_minimax >= 50,
         "only {by_minimax} positions checked by minimax"
     );
 }
@@ -114,28 +122,36 @@ fn two_jump_answers_agree_with_minimax() {
 #[test]
 fn solves_with_the_knowledge_agree_with_minimax() {
     let mut by_minimax = 0;
-    let sparse = common::small_positions_with_announcements(300);
-    let dense = (0..60).filter_map(|seed| dense_position(seed * 7_777 + 5));
+    let sparse = common::small_positions_with_announcements(150);
+    let dense = (0..20).filter_map(|seed| dense_position(seed * 7_777 + 5));
     for pos in sparse.chain(dense) {
         let expected = reference_value(&pos, &mut by_minimax);
-        for ball_side in [false, true] {
-            for symmetry in [true, false] {
+        // Each setting once with symmetry, once without (the keys of both are the game's).
+        for (ball_side, tries, symmetry) in [
+            (false, usize::MAX, true),
+            (true, usize::MAX, false),
+            (false, 2, false),
+        ] {
+            {
                 let table = AtomicTable::with_megabytes(4);
                 let options = SearchOptions {
                     symmetry,
                     ..SearchOptions::default()
                 };
                 let report = Searcher::new(&table, options)
-                    .solve(&Endgame::new(pos, ball_side))
+                    .solve(&Endgame::new(pos, ball_side).trying(tries))
                     .expect("no limits set");
                 assert!(report.exact);
-                assert_eq!(report.value, expected, "{pos}, ball side {ball_side}");
+                assert_eq!(
+                    report.value, expected,
+                    "{pos}, ball side {ball_side}, tries {tries}"
+                );
                 common::assert_line_ends_at(&pos, &report.pv, report.value);
             }
         }
     }
     assert!(
-        by_minimax >= 200,
+        by_minimax >= 50,
         "only {by_minimax} positions checked by minimax"
     );
 }

@@ -66,6 +66,15 @@ fn slider_position(like: &Position, balls: u64) -> Position {
 /// announcement removes three balls or more. Actions leaving the fewest simple jumps are tried
 /// first.
 pub fn slider_holds_two(pos: &Position) -> Option<bool> {
+    slider_holds_two_trying(pos, usize::MAX)
+}
+
+/// [`slider_holds_two`] trying only the `most` actions that leave the fewest simple jumps:
+/// `Some(true)` when one of them holds, `Some(false)` when every action was tried and none
+/// holds, `None` when the actions tried do not hold and others are left (and in the cases
+/// [`slider_holds_two`] leaves to the search). A proof needs one action, a refutation every
+/// one: with a small `most` the refutations, the costly answers, are left to the search.
+pub fn slider_holds_two_trying(pos: &Position, most: usize) -> Option<bool> {
     if pos.side() != Side::Slider || pos.rules().free_chains {
         return None;
     }
@@ -89,7 +98,7 @@ pub fn slider_holds_two(pos: &Position) -> Option<bool> {
     let order = &mut order[..n];
     order.sort_unstable();
     let rules = pos.rules();
-    Some(order.iter().any(|&key| {
+    let holds = order.iter().take(most).any(|&key| {
         let (balls, holes, tiles) = after_actions[usize::from(key & 0xff)];
         let like = Position::from_parts(balls, tiles, Side::Slider, rules)
             .expect("an action keeps the balls on the tiles");
@@ -105,7 +114,8 @@ pub fn slider_holds_two(pos: &Position) -> Option<bool> {
         every_chain(balls, holes, 1, |after| {
             slider_can_end_round_after_one_jump(&slider_position(&like, after))
         })
-    }))
+    });
+    (holds || most >= n).then_some(holds)
 }
 
 /// Does every move of the ball player, to move, leave a slider position where the slider holds
@@ -134,13 +144,28 @@ pub fn ball_holds_two(pos: &Position) -> Option<bool> {
 pub struct Endgame {
     pos: Position,
     ball_side: bool,
+    /// At slider positions, the actions tried ([`slider_holds_two_trying`]).
+    tries: usize,
 }
 
 impl Endgame {
     /// `pos` with the knowledge at slider positions, and at the ball player's where
     /// `ball_side`.
     pub fn new(pos: Position, ball_side: bool) -> Endgame {
-        Endgame { pos, ball_side }
+        Endgame {
+            pos,
+            ball_side,
+            tries: usize::MAX,
+        }
+    }
+
+    /// At slider positions, try only the `most` actions leaving the fewest jumps and leave the
+    /// test to the search when none of them holds ([`slider_holds_two_trying`]).
+    pub fn trying(self, most: usize) -> Endgame {
+        Endgame {
+            tries: most,
+            ..self
+        }
     }
 
     /// The real position.
@@ -214,7 +239,7 @@ impl TestShortcuts for Endgame {
             return self.pos.decide_test_deeper(x);
         }
         match self.pos.side() {
-            Side::Slider => slider_holds_two(&self.pos),
+            Side::Slider => slider_holds_two_trying(&self.pos, self.tries),
             Side::Ball(_) if self.ball_side => ball_holds_two(&self.pos),
             _ => None,
         }
