@@ -14,18 +14,92 @@
 //! `HASH` (MiB, default 64, a fresh table per position), `OPTIONS` (seconds: also value every
 //! option of each solved slider-to-move position, to measure what announcements are worth),
 //! `TWO_PLY=1` (search the slider's action and announcement as two plies,
-//! `tabula_solver::games::TwoPly`; not with `OPTIONS`).
+//! `tabula_solver::games::TwoPly`; not with `OPTIONS`), `ENDGAME=1` (decide "value ≥ top − 2"
+//! by masks at slider positions, `tabula_solver::games::Endgame`; `ENDGAME=2` at the ball
+//! player's too; `TRIES=K`: only the K slider actions leaving the fewest jumps, the rest left to
+//! the search; not with `OPTIONS` or `TWO_PLY`), `PROBES=1` (count the positions the search
+//! would ask a database about, by their balls: the lines `probes`).
+//!
+//! ```sh
+//! # how many positions a retrograde database of late positions would hold, per ball count:
+//! bilitaire_suites dbsize
+//! ```
 //! The summary gives, per generator and size, the median, 90th percentile and maximum of the
 //! time and of the nodes (an unsolved position counts as the slowest), the number solved (value
 //! proven; the limit may have stopped the principal variation after it), the
 //! range of the values and the length of the principal variations (plies to the end of the
 //! round under best play).
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tabula_benches::{bilitaire_committed_suite, bilitaire_generated_suite, BilitaireGenerator};
 use tabula_engine::bilitaire::{Position, Side};
 use tabula_solver::driver::{Config, Driver, Limits, Line, Solve};
-use tabula_solver::games::TwoPly;
+use tabula_solver::games::{Endgame, Oracle, TwoPly};
 use tabula_solver::AtomicTable;
+
+/// A database that holds nothing and counts the positions it is asked about, by their balls:
+/// the positions a retrograde database would have to hold to be of use to these solves.
+struct Probes([AtomicU64; 49]);
+
+impl Probes {
+    fn new() -> Probes {
+        Probes(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+
+    fn counts(&self) -> Vec<u64> {
+        self.0.iter().map(|c| c.load(Ordering::Relaxed)).collect()
+    }
+}
+
+impl Oracle<Position> for Probes {
+    fn probe(&self, pos: &Position) -> Option<i32> {
+        self.0[pos.ball_count() as usize].fetch_add(1, Ordering::Relaxed);
+        None
+    }
+}
+
+/// n choose k, exactly.
+fn choose(n: u64, k: u64) -> u128 {
+    if k > n {
+        return 0;
+    }
+    (0..k).fold(1u128, |acc, i| acc * u128::from(n - i) / u128::from(i + 1))
+}
+
+/// The positions with `balls` balls: every set of 1 – 12 tiles of the 16 slots, every way to
+/// put the balls in their holes (tile sets with an empty tile included).
+fn positions_with(balls: u64) -> u128 {
+    (1..=12u64)
+        .map(|tiles| choose(16, tiles) * choose(4 * tiles, balls))
+        .sum()
+}
+
+fn dbsize() {
+    println!(
+        "| balls | positions (one side to move) | up to symmetry (÷ 8) | 3 sides, 1 byte each |"
+    );
+    println!("| --- | --- | --- | --- |");
+    for balls in (2..=24).chain([27, 31, 47]) {
+        let n = positions_with(balls);
+        let bytes = n / 8 * 3;
+        println!(
+            "| {balls} | {n:.3e} | {:.3e} | {} |",
+            n as f64 / 8.0,
+            human(bytes)
+        );
+    }
+}
+
+fn human(bytes: u128) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB", "PB", "EB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < units.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", units[u])
+}
 
 fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
@@ -33,7 +107,7 @@ fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: bilitaire_suites generate GEN BALLS COUNT | run GENS SIZES [COUNT] \
+        "usage: bilitaire_suites generate GEN BALLS COUNT | run GENS SIZES [COUNT] | dbsize \
          (GEN: random or engine; GENS, SIZES: comma-separated)"
     );
     std::process::exit(2)
@@ -68,7 +142,25 @@ fn solve(pos: &Position, threads: usize, mb: usize, limits: Limits, options: f64
     };
     let driver = Driver::new(&table, config, limits);
     let slider = pos.side() == Side::Slider;
-    let answer = if env::<u8>("TWO_PLY") == Some(1) {
+    let endgame = env::<u8>("ENDGAME").unwrap_or(0);
+    let probes = Probes::new();
+    let answer = if env::<u8>("PROBES") == Some(1) {
+        let answer = Driver::with_oracle(&table, config, limits, &probes).solve(pos);
+        let counts = probes.counts();
+        let min = counts.iter().position(|&c| c > 0);
+        let total: u64 = counts.iter().sum();
+        let below = |b: usize| counts[..b].iter().sum::<u64>();
+        println!(
+            "probes {pos}: {total} positions probed, fewest balls {min:?}, with at most 13 \
+             balls {}, at most 15 {}",
+            below(14),
+            below(16)
+        );
+        answer
+    } else if endgame > 0 {
+        let tries = env::<usize>("TRIES").unwrap_or(usize::MAX);
+        driver.solve(&Endgame::new(*pos, endgame >= 2).trying(tries))
+    } else if env::<u8>("TWO_PLY") == Some(1) {
         match driver.solve(&TwoPly::new(*pos)) {
             Solve::Solved { line, stats } => Solve::Solved {
                 line: Line {
@@ -280,6 +372,7 @@ fn main() {
                 println!("{pos}");
             }
         }
+        Some("dbsize") => dbsize(),
         Some("run") => {
             let (Some(gens), Some(sizes)) = (args.get(1), args.get(2)) else {
                 usage()

@@ -7,9 +7,11 @@
 //! unchanged, no symmetry), so a new game needs only empty `impl` blocks to be searched.
 
 mod bilitaire;
+pub mod bilitaire_endgame;
 mod pylos;
 
 pub use bilitaire::{TwoPly, TwoPlyMove};
+pub use bilitaire_endgame::Endgame;
 pub use pylos::{verdict, Verdict};
 
 use tabula_engine::{Keyed, Scored};
