@@ -82,31 +82,15 @@ CLASSES = ["contact", "race", "bear-off"]  # also the round-robin order of the s
 HERE = os.path.dirname(os.path.abspath(globals().get("__file__", ".")))  # driver side only
 
 
-def gnubg_setup(gnubg, seed):
-    for c in ["set jacoby off", "set beavers 0", "set rng mersenne", "set seed %d" % seed,
-              "set player 0 gnubg", "set player 1 gnubg",
-              "set player 0 chequerplay evaluation plies 0",
-              "set player 1 chequerplay evaluation plies 0",
-              "set player 0 chequerplay evaluation noise 0",
-              "set player 1 chequerplay evaluation noise 0",
-              "set player 0 chequerplay evaluation deterministic on",
-              "set player 1 chequerplay evaluation deterministic on",
-              "set cube use off", "set automatic game off"]:
-        gnubg.command(c)
-
-
 def gnubg_selfplay(gnubg, cfg):
     """The candidate (position, dice, class) triples, in the order the games were played."""
     sys.path.insert(0, cfg["scripts"])
-    from cube_judge import classify  # the same classes as the cube judge's
+    # the same games and classes as the cube judge's
+    from cube_judge import classify, gnubg_selfplay_match
 
-    gnubg_setup(gnubg, cfg["seed"])
     games = cfg["games"]
     started = time.time()
-    gnubg.command("new session")  # plays the first game
-    while len(gnubg.match(0, 0, 0, 0)["games"]) < games:
-        gnubg.command("new game")
-    m = gnubg.match(0, 1, 0, 0)
+    m = gnubg_selfplay_match(gnubg, cfg["seed"], games)
     out, seen = [], set()
     for g in m["games"][:games]:
         for rec in g["game"]:

@@ -103,11 +103,11 @@ def classify(board, gammons):
     return "contact"
 
 
-def in_gnubg(cfg_path):
-    import gnubg  # noqa: only available inside gnubg
-
-    cfg = json.load(open(cfg_path))
-    seed, games, margin, target = cfg["seed"], cfg["games"], cfg["margin"], cfg["decisions"]
+def gnubg_selfplay_match(gnubg, seed, games):
+    """Plays `games` games of deterministic, cubeless gnubg 0-ply self-play from `seed` (the
+    Mersenne twister, Jacoby and beavers off) and returns the match record
+    (`gnubg.match(0, 1, 0, 0)`). Shared with chequer_judge.py, so both judges draw their sets
+    from the same kind of games."""
     for c in ["set jacoby off", "set beavers 0", "set rng mersenne", "set seed %d" % seed,
               "set player 0 gnubg", "set player 1 gnubg",
               "set player 0 chequerplay evaluation plies 0",
@@ -118,11 +118,19 @@ def in_gnubg(cfg_path):
               "set player 1 chequerplay evaluation deterministic on",
               "set cube use off", "set automatic game off"]:
         gnubg.command(c)
-    started = time.time()
     gnubg.command("new session")  # plays the first game
     while len(gnubg.match(0, 0, 0, 0)["games"]) < games:
         gnubg.command("new game")
-    m = gnubg.match(0, 1, 0, 0)
+    return gnubg.match(0, 1, 0, 0)
+
+
+def in_gnubg(cfg_path):
+    import gnubg  # noqa: only available inside gnubg
+
+    cfg = json.load(open(cfg_path))
+    seed, games, margin, target = cfg["seed"], cfg["games"], cfg["margin"], cfg["decisions"]
+    started = time.time()
+    m = gnubg_selfplay_match(gnubg, seed, games)
     positions = []
     seen = set()
     for g in m["games"][:games]:

@@ -568,7 +568,7 @@ fn every_ball_move(pos: &Position, mut holds: impl FnMut(u32, &Position) -> bool
 
 /// True if `holds(balls after it)` for every chain of exactly `len` ≥ 1 jumps; stops at the
 /// first that fails.
-fn every_chain(balls: u64, holes: u64, len: usize, mut holds: impl FnMut(u64) -> bool) -> bool {
+pub fn every_chain(balls: u64, holes: u64, len: usize, mut holds: impl FnMut(u64) -> bool) -> bool {
     if len == 1 {
         let empty = holes & !balls;
         for (d, &dir) in Direction::ALL.iter().enumerate() {

@@ -20,35 +20,12 @@
 
 use super::{Backup, Keying, SolvePolicy, TestShortcuts};
 use std::ops::ControlFlow;
-use tabula_engine::bilitaire::geometry::{Direction, Square, JUMP_STEPS};
 use tabula_engine::bilitaire::movegen::{
-    for_each_chain, has_double_jump, has_jump, jump_sources, simple_jump_count,
-    slider_can_end_round, slider_can_end_round_after_one_jump, try_for_each_slider_action,
+    every_chain, has_double_jump, has_jump, simple_jump_count, slider_can_end_round,
+    slider_can_end_round_after_one_jump, try_for_each_slider_action,
 };
 use tabula_engine::bilitaire::{Move, Position, Side};
 use tabula_engine::{Game, Keyed, Role, Scored, Symmetric};
-
-/// True if `holds(balls after it)` for every chain of exactly `len` ≥ 1 jumps; simple jumps
-/// stop at the first that fails.
-fn every_chain(balls: u64, holes: u64, len: usize, mut holds: impl FnMut(u64) -> bool) -> bool {
-    if len == 1 {
-        let empty = holes & !balls;
-        for (d, &dir) in Direction::ALL.iter().enumerate() {
-            for from in Square::iter(jump_sources(balls, empty, dir)) {
-                let (over, land) = JUMP_STEPS[from.index() as usize][d];
-                if !holds(balls ^ from.bit() ^ over ^ land) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-    let mut all = true;
-    for_each_chain(balls, holes, len, &mut |_, after| {
-        all = all && holds(after);
-    });
-    all
-}
 
 /// The slider's position with `balls` on the tiles of `like`.
 fn slider_position(like: &Position, balls: u64) -> Position {
