@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{assert_bad_input, json_output as json_of, stdout, tabula, BEAR_OFF};
+use common::{
+    assert_bad_input, assert_weights_play, json_output as json_of, stdout, tabula, BEAR_OFF,
+};
 use std::path::{Path, PathBuf};
 
 /// A scratch directory for this test binary.
@@ -273,18 +275,7 @@ fn training_resumes_deterministically() {
     );
     assert!(!dir.join("straight.tnet.tmp").exists());
     // The trained file is usable as --weights.
-    let v = json_of(&[
-        "backgammon",
-        "hint",
-        "--dice",
-        "31",
-        "--plies",
-        "0",
-        "--json",
-        "--weights",
-        straight.to_str().unwrap(),
-    ]);
-    assert_eq!(v["moves"].as_array().unwrap().len(), 16);
+    assert_weights_play(&straight);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

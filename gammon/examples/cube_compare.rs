@@ -48,6 +48,18 @@ use tabula_gammon::search::MAX_PLIES;
 use tabula_gammon::{weights, Evaluator, Rng, SearchOptions};
 use tabula_tablebase::bearoff::OneSided;
 
+/// Tabula's advisor searching `plies` deep, otherwise at its defaults.
+fn advisor_at(eval: &Evaluator, plies: u8) -> Advisor<'_> {
+    Advisor::new(
+        eval,
+        SearchOptions {
+            plies,
+            ..SearchOptions::default()
+        },
+        DEFAULT_CUBE_EFFICIENCY,
+    )
+}
+
 fn counts(me: &[(usize, u8)], them: &[(usize, u8)]) -> Position {
     let mut a = [0u8; 25];
     let mut b = [0u8; 25];
@@ -192,14 +204,7 @@ fn judge(eval: &Evaluator, n: u8, plies: &[u8], state: CubeState) {
     println!("| plies | method | mean abs ND error | mean abs DT error | wrong doubles | doubling error (mp/decision) | wrong takes/passes | take error (mp/decision) |");
     println!("|---|---|---|---|---|---|---|---|");
     for &k in plies {
-        let advisor = Advisor::new(
-            eval,
-            SearchOptions {
-                plies: k,
-                ..SearchOptions::default()
-            },
-            DEFAULT_CUBE_EFFICIENCY,
-        );
+        let advisor = advisor_at(eval, k);
         for (name, new) in [
             ("cubeless root (old)", false),
             ("cubeful n-ply (new)", true),
@@ -337,14 +342,7 @@ fn exact_ids(eval: &Evaluator, ids: &[String], plies: &[u8]) {
             exact.memo.len()
         );
         for &k in plies {
-            let advisor = Advisor::new(
-                eval,
-                SearchOptions {
-                    plies: k,
-                    ..SearchOptions::default()
-                },
-                DEFAULT_CUBE_EFFICIENCY,
-            );
+            let advisor = advisor_at(eval, k);
             println!(
                 "{id} {k}-ply root {} search {}",
                 row(&advisor.cube_cubeless_root(&pos, &state).decision),
@@ -519,14 +517,7 @@ fn main() {
         ),
     ];
     // Middle games from seeded 0-ply self-play, the player on roll after 8 and 16 plays.
-    let zero = Advisor::new(
-        &eval,
-        SearchOptions {
-            plies: 0,
-            ..SearchOptions::default()
-        },
-        DEFAULT_CUBE_EFFICIENCY,
-    );
+    let zero = advisor_at(&eval, 0);
     for seed in 1..=4 {
         let mut rng = Rng::new(seed);
         let mut pos = Position::START;
@@ -572,14 +563,7 @@ fn main() {
     let (mut n, mut changed, mut take_changed) = (0, 0, 0);
     let mut sum = [0.0f64; 2];
     for &k in &plies {
-        let advisor = Advisor::new(
-            &eval,
-            SearchOptions {
-                plies: k,
-                ..SearchOptions::default()
-            },
-            DEFAULT_CUBE_EFFICIENCY,
-        );
+        let advisor = advisor_at(&eval, k);
         for (name, pos) in &positions {
             for (sname, state) in &states {
                 let t = Instant::now();

@@ -117,3 +117,19 @@ pub fn assert_bad_input(args: &[&str], needle: &str) {
     assert!(err.contains(needle), "{args:?}: {err}");
     assert!(!err.contains("panicked"), "{args:?}: {err}");
 }
+
+/// A weights file the CLI made plays: a 0-ply hint from the start with 31 ranks its 16 plays.
+pub fn assert_weights_play(weights: &Path) {
+    let v = json_output(&[
+        "backgammon",
+        "hint",
+        "--dice",
+        "31",
+        "--plies",
+        "0",
+        "--json",
+        "--weights",
+        weights.to_str().unwrap(),
+    ]);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 16, "{v}");
+}
