@@ -134,6 +134,12 @@ fn bad_label_input_exits_2() {
         "seed 3",
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    // Nor with --races-only added: the file's run looked at every position.
+    let o = label(&file, "3", &["--resume", "--races-only"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(" races noise "), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     // A record changed by hand: its chunk's hash no longer matches.
     let line = before.lines().nth(2).unwrap();
     let changed = line.replacen(" 0.", " 0.9", 1);

@@ -6,7 +6,9 @@
 //! favourite lines). Each position before a roll, unless the game is over or the attached
 //! bear-off database values it exactly, is evaluated at 0 plies (the net) and at
 //! [`LabelOptions::plies`] plies (the expectimax of [`crate::search`]); it is kept when the two
-//! cubeless equities differ by at least [`LabelOptions::keep`].
+//! cubeless equities differ by at least [`LabelOptions::keep`]. With
+//! [`LabelOptions::races_only`], only the positions the race net evaluates are looked at (the
+//! games are the same; the labels are the race subset of the full run's).
 //!
 //! **Chunks.** Games are made in chunks of [`LabelOptions::games_per_chunk`]; chunk `c` draws
 //! its dice and noise from its own generator, seeded from `(seed, c)` alone, so a chunk's labels
@@ -59,6 +61,9 @@ pub struct LabelOptions {
     /// 0-ply players to the end of the game, luck-corrected, first rolls stratified, cubeless.
     /// The search still chooses which positions to keep.
     pub rollout_trials: u32,
+    /// Look only at the positions the race net evaluates (no contact, not valued exactly by the
+    /// bear-off database): training data for the race net alone.
+    pub races_only: bool,
 }
 
 impl Default for LabelOptions {
@@ -70,6 +75,7 @@ impl Default for LabelOptions {
             games_per_chunk: 10,
             seed: 1,
             rollout_trials: 0,
+            races_only: false,
         }
     }
 }
@@ -134,7 +140,8 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                 .as_ref()
                 .and_then(|t| t.probabilities(&pos))
                 .is_some();
-            if !exact {
+            let wanted = !exact && (!options.races_only || eval.net_for(&pos).1);
+            if wanted {
                 let net = eval.evaluate(&pos);
                 let deep = searcher.evaluate(&pos, options.plies);
                 if (equity(&deep) - equity(&net)).abs() >= options.keep {
@@ -212,12 +219,13 @@ fn rollout_label(
 /// The header lines of a run (each ending in a newline).
 pub fn header(options: &LabelOptions, evaluator: u64) -> String {
     format!(
-        "{MAGIC}\n# plies {}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        "{MAGIC}\n# plies {}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
         options.plies,
         match options.rollout_trials {
             0 => String::new(),
             n => format!(" rollout {n}"),
         },
+        if options.races_only { " races" } else { "" },
         options.noise,
         options.keep,
         options.games_per_chunk,
@@ -485,6 +493,29 @@ mod tests {
             .collect();
         assert!(kept.len() < all.len());
         assert_eq!(kept, expected);
+    }
+
+    #[test]
+    fn races_only_keeps_the_race_positions_of_the_same_games() {
+        let eval = crate::weights::builtin().unwrap();
+        let races = LabelOptions {
+            races_only: true,
+            ..small()
+        };
+        let (mut all, mut only) = (Vec::new(), Vec::new());
+        for c in 0..4 {
+            all.extend(label_chunk(eval, &small(), c));
+            only.extend(label_chunk(eval, &races, c));
+        }
+        let expected: Vec<Label> = all
+            .iter()
+            .filter(|l| eval.net_for(&l.position).1)
+            .copied()
+            .collect();
+        assert!(!only.is_empty() && only.len() < all.len());
+        assert_eq!(only, expected);
+        assert!(header(&races, 0).contains(" 1 races noise "));
+        assert!(!header(&small(), 0).contains("races"));
     }
 
     #[test]

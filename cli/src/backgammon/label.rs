@@ -37,6 +37,10 @@ pub struct LabelArgs {
     /// the positions kept. 0: the search labels.
     #[arg(long = "rollout-trials", default_value_t = 0)]
     rollout_trials: u32,
+    /// Label only the positions the race net evaluates (no contact, beyond the bear-off
+    /// database): training data for the race net alone, from the same games.
+    #[arg(long = "races-only")]
+    races_only: bool,
     /// Self-play games per chunk (the unit of resumption and of parallel work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -74,6 +78,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         games_per_chunk: args.games_per_chunk,
         seed: args.seed,
         rollout_trials: args.rollout_trials,
+        races_only: args.races_only,
     };
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
