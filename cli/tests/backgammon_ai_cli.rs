@@ -296,6 +296,46 @@ fn baseline_reports_a_win_rate() {
     assert!(v["win_rate"].as_f64().unwrap() > 0.7, "{v}");
 }
 
+/// `baseline --bearoff FILE` gives both nets exact bear-offs; a missing file is one error line.
+#[test]
+fn baseline_with_exact_bear_offs() {
+    let db = common::cache_dir().join("bearoff-os.tdb");
+    let shipped = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../gammon/data/backgammon.tnet"
+    );
+    let args = |db: &str, json: bool| {
+        let mut a = vec![
+            "backgammon".to_string(),
+            "baseline".into(),
+            "--games".into(),
+            "20".into(),
+            "--opponent".into(),
+            shipped.into(),
+            "--bearoff".into(),
+            db.into(),
+        ];
+        if json {
+            a.push("--json".into());
+        }
+        a
+    };
+    let a = args(db.to_str().unwrap(), true);
+    let v = json_of(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(v["games"], 20);
+    // The same net on both sides, seats alternating: wins and losses over the 20 games.
+    assert!(
+        (0.0..=1.0).contains(&v["win_rate"].as_f64().unwrap()),
+        "{v}"
+    );
+    let missing = std::env::temp_dir().join(format!("tabula-no-such-{}.tdb", std::process::id()));
+    let a = args(missing.to_str().unwrap(), false);
+    assert_bad_input(
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+        "bearoff database",
+    );
+}
+
 #[test]
 fn bearoff_database_gives_exact_bear_off_chances() {
     let dir = scratch("bearoff");

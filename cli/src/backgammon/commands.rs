@@ -162,14 +162,29 @@ pub(crate) fn baseline(
     seed: u64,
     opponent: &str,
     weights: Option<&Path>,
+    bearoff: Option<&Path>,
     json: bool,
 ) -> CliResult {
+    // Attaches the exact bear-offs of --bearoff, when given, to an evaluator.
+    let table = bearoff
+        .map(|p| {
+            tabula_tablebase::bearoff::OneSided::load(p)
+                .map(std::sync::Arc::new)
+                .map_err(|e| {
+                    crate::common::store_error(&format!("bearoff database {}", p.display()), e)
+                })
+        })
+        .transpose()?;
+    let exact = |eval: std::borrow::Cow<'static, tabula_gammon::Evaluator>| match &table {
+        Some(t) => std::borrow::Cow::Owned(eval.into_owned().with_bearoff(t.clone())),
+        None => eval,
+    };
     let other;
     let (opp, name) = match opponent {
         "pip" | "pips" | "pip-count" => (Player::PipCount, "pip-count racer".to_string()),
         "random" => (Player::Random, "random player".to_string()),
         file if file.ends_with(".tnet") => {
-            other = load_net(Some(Path::new(file)))?;
+            other = exact(load_net(Some(Path::new(file)))?);
             (Player::Net(&other), format!("net {file} (0-ply)"))
         }
         other => {
@@ -181,7 +196,7 @@ pub(crate) fn baseline(
     if games == 0 {
         return Err(CliError::bad_input("--games must be at least 1"));
     }
-    let eval = load_net(weights)?;
+    let eval = exact(load_net(weights)?);
     let started = Instant::now();
     let r = versus(Player::Net(&eval), opp, games, seed);
     if json {

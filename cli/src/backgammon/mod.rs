@@ -103,6 +103,11 @@ enum Command {
         /// Weights file (default: the shipped weights).
         #[arg(long)]
         weights: Option<PathBuf>,
+        /// Exact bear-offs for both nets from this one-sided database (`tabula tablebase build
+        /// bearoff-os`), as `hint` and `play` use by default. Without it both play bear-offs
+        /// with their race nets, as the baseline figures of docs/results.md were measured.
+        #[arg(long)]
+        bearoff: Option<PathBuf>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -152,7 +157,15 @@ pub fn run(args: Args) -> CliResult {
             seed,
             opponent,
             weights,
+            bearoff,
             json,
-        } => commands::baseline(games, seed, &opponent, weights.as_deref(), json),
+        } => commands::baseline(
+            games,
+            seed,
+            &opponent,
+            weights.as_deref(),
+            bearoff.as_deref(),
+            json,
+        ),
     }
 }
