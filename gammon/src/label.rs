@@ -8,7 +8,8 @@
 //! [`LabelOptions::plies`] plies (the expectimax of [`crate::search`]); it is kept when the two
 //! cubeless equities differ by at least [`LabelOptions::keep`]. With
 //! [`LabelOptions::races_only`], only the positions the race net evaluates are looked at (the
-//! games are the same; the labels are the race subset of the full run's).
+//! games are the same; the labels are the race subset of the full run's, plus the exact
+//! bear-offs labelled by the database).
 //!
 //! **Chunks.** Games are made in chunks of [`LabelOptions::games_per_chunk`]; chunk `c` draws
 //! its dice and noise from its own generator, seeded from `(seed, c)` alone, so a chunk's labels
@@ -36,7 +37,8 @@ use std::fmt::Write as _;
 use tabula_engine::backgammon::{PlayList, Position};
 
 use crate::baseline::{opening_roll, roll, MAX_PLIES};
-use crate::net::{equity, Evaluator, Net, Probabilities, OUTPUTS};
+use crate::inputs::Inputs;
+use crate::net::{consistent, equity, Evaluator, Net, Probabilities, OUTPUTS};
 use crate::rng::Rng;
 use crate::rollout::{Rollout, RolloutOptions};
 use crate::search::{SearchOptions, Searcher};
@@ -61,8 +63,10 @@ pub struct LabelOptions {
     /// 0-ply players to the end of the game, luck-corrected, first rolls stratified, cubeless.
     /// The search still chooses which positions to keep.
     pub rollout_trials: u32,
-    /// Look only at the positions the race net evaluates (no contact, not valued exactly by the
-    /// bear-off database): training data for the race net alone.
+    /// Look only at the positions the race net evaluates (no contact): training data for the
+    /// race net alone. Bear-offs the attached database values exactly are kept too, labelled
+    /// by it (their `net` is the race net's own value), so that a race net fitted on them stays
+    /// right where no database is attached.
     pub races_only: bool,
 }
 
@@ -140,6 +144,19 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                 .as_ref()
                 .and_then(|t| t.probabilities(&pos))
                 .is_some();
+            if exact && options.races_only {
+                // A bear-off the database values exactly: labelled by that value, so that the
+                // race net also stays right where no database is attached.
+                let net = consistent(&pos, eval.race.forward(&Inputs::new(&pos)), true);
+                let deep = eval.evaluate(&pos);
+                if (equity(&deep) - equity(&net)).abs() >= options.keep {
+                    out.push(Label {
+                        position: pos,
+                        deep,
+                        net,
+                    });
+                }
+            }
             let wanted = !exact && (!options.races_only || eval.net_for(&pos).1);
             if wanted {
                 let net = eval.evaluate(&pos);
@@ -516,6 +533,36 @@ mod tests {
         assert_eq!(only, expected);
         assert!(header(&races, 0).contains(" 1 races noise "));
         assert!(!header(&small(), 0).contains("races"));
+    }
+
+    #[test]
+    fn races_only_labels_exact_bear_offs_by_the_database() {
+        use std::sync::Arc;
+        use tabula_tablebase::bearoff::OneSided;
+        let net_only = crate::weights::builtin().unwrap();
+        let eval = net_only.clone().with_bearoff(Arc::new(OneSided::build()));
+        let is_exact = |l: &Label| {
+            eval.bearoff
+                .as_ref()
+                .and_then(|t| t.probabilities(&l.position))
+                .is_some()
+        };
+        let races = LabelOptions {
+            races_only: true,
+            ..small()
+        };
+        let labels: Vec<Label> = (0..3).flat_map(|c| label_chunk(&eval, &races, c)).collect();
+        let exact: Vec<&Label> = labels.iter().filter(|l| is_exact(l)).collect();
+        assert!(!exact.is_empty() && exact.len() < labels.len());
+        for l in exact {
+            assert_eq!(l.deep, eval.evaluate(&l.position), "the database's value");
+            assert_eq!(l.net, net_only.evaluate(&l.position), "the race net's own");
+        }
+        // A full run never labels them: the net is not asked there.
+        let all: Vec<Label> = (0..3)
+            .flat_map(|c| label_chunk(&eval, &small(), c))
+            .collect();
+        assert!(!all.is_empty() && !all.iter().any(is_exact));
     }
 
     #[test]

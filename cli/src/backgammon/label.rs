@@ -37,8 +37,9 @@ pub struct LabelArgs {
     /// the positions kept. 0: the search labels.
     #[arg(long = "rollout-trials", default_value_t = 0)]
     rollout_trials: u32,
-    /// Label only the positions the race net evaluates (no contact, beyond the bear-off
-    /// database): training data for the race net alone, from the same games.
+    /// Label only the positions the race net evaluates (no contact): training data for the
+    /// race net alone, from the same games; bear-offs the database values exactly are labelled
+    /// by it.
     #[arg(long = "races-only")]
     races_only: bool,
     /// Self-play games per chunk (the unit of resumption and of parallel work).
