@@ -59,7 +59,9 @@ impl BearoffTable {
         } else {
             0.0
         };
-        Some([win as f32, win_gammon as f32, 0.0, lose_gammon as f32, 0.0])
+        // `at_least` sums to 1 − a tail, which can round to −2.2e-16: probabilities stay in
+        // [0, 1] (label files refuse anything else).
+        Some([win, win_gammon, 0.0, lose_gammon, 0.0].map(|p: f64| p.clamp(0.0, 1.0) as f32))
     }
 }
 
@@ -102,6 +104,48 @@ mod tests {
                 (ours - exact).abs() < 0.02,
                 "{me:?} {them:?}: {ours} vs {exact}"
             );
+        }
+    }
+
+    /// Every home board with at most `n` checkers, or with all fifteen on one point.
+    fn boards(n: u8) -> Vec<[u8; 6]> {
+        let mut out: Vec<[u8; 6]> = (0..6)
+            .map(|i| std::array::from_fn(|j| if i == j { 15 } else { 0 }))
+            .collect();
+        let mut b = [0u8; 6];
+        loop {
+            let total: u8 = b.iter().sum();
+            if (1..=n).contains(&total) {
+                out.push(b);
+            }
+            let mut i = 0;
+            loop {
+                if i == 6 {
+                    return out;
+                }
+                b[i] += 1;
+                if b.iter().sum::<u8>() <= n {
+                    break;
+                }
+                b[i] = 0;
+                i += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn probabilities_stay_within_0_and_1() {
+        let boards = boards(3);
+        for me in &boards {
+            for them in &boards {
+                let pos = position(*me, *them);
+                if let Some(p) = table().probabilities(&pos) {
+                    assert!(
+                        p.iter().all(|x| (0.0..=1.0).contains(x)),
+                        "{me:?} {them:?}: {p:?}"
+                    );
+                }
+            }
         }
     }
 
