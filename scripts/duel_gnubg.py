@@ -15,6 +15,19 @@ then gnubg itself re-checks every logged play independently: this file, run insi
 (`gnubg -t -q -r -p scripts/duel_gnubg.py` with DUEL_CHECK_LOG=FILE), sets up each logged
 position and roll, lists gnubg's legal plays and checks that the play sent (parsed by gnubg's
 own parser) gives one of their positions.
+
+Duplicate dice (`--duplicate --out FILE`): every game gets a seed of its own (gnubg's
+`set seed` before each game, so a seed always deals the same dice to the same seat as long
+as the plays agree), and each seed is played twice with the seats swapped, so both engines
+face the same rolls. The games run in chunks (`--chunk` seeds and one seat per gnubg process,
+`--jobs` chunks at once); each finished chunk is appended to FILE as one JSON line, with its
+points, decision counts and gnubg's legality re-check. FILE is refused if it exists, unless
+`--resume` (which checks that FILE was made with the same settings and skips the chunks it
+holds, and refuses a damaged line). The report pairs each seed's two games: the confidence
+interval comes from the spread of the pair means, which the shared dice make much narrower.
+
+    python3 scripts/duel_gnubg.py --tabula BIN --games 4000 --plies 2 --duplicate \
+        --out duel.jsonl [--resume] [--seed S] [--gnubg-plies 0] [--chunk 25] [--jobs 2]
 """
 
 import json
@@ -24,6 +37,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 GNUBG = os.environ.get("GNUBG", "/usr/games/gnubg")
@@ -100,6 +114,220 @@ def check_in_gnubg(log_path, out_path):
         json.dump({"checked": checked, "illegal": bad, "problems": problems[:20]}, f)
 
 
+# ---------------------------------------------------------------- duplicate dice
+
+def game_seed(base, i):
+    """The seed of game `i` of a duplicate duel with base seed `base` (gnubg's `set seed`
+    takes a 32-bit signed number: base < 21,474 and i < 100,000 keep it in range)."""
+    return base * 100000 + i
+
+
+def play_chunk(args, first, count, seat):
+    """Plays seeds first..first+count (game indices) with Tabula in gnubg's seat `seat`
+    (0 or 1), gnubg in the other; returns the chunk's JSON record."""
+    fd, log = tempfile.mkstemp(suffix=".jsonl")
+    os.close(fd)
+    server = subprocess.Popen(
+        ["nice", "-n", str(args.nice), args.tabula, "backgammon", "external",
+         "--listen", "127.0.0.1:0", "--once", "--plies", str(args.plies), "--log", log]
+        + args.engine_arg,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    first_line = server.stdout.readline()
+    m = re.search(r"listening on (\S+)", first_line)
+    if not m:
+        server.kill()
+        raise RuntimeError("the engine did not start: %r" % first_line)
+    other = 1 - seat
+    gp = args.gnubg_plies
+    commands = [
+        "set rng mersenne",
+        "set jacoby off",
+        "set beavers 0",
+        "set automatic game off",
+        "set display off",
+        "set player %d name tabula" % seat,
+        "set player %d name gnubg" % other,
+        "set player %d gnubg" % other,
+        "set player %d chequerplay evaluation plies %d" % (other, gp),
+        "set player %d cubedecision evaluation plies %d" % (other, gp),
+        "set player %d external %s" % (seat, m.group(1)),
+    ]
+    for k in range(count):
+        commands.append("set seed %d" % game_seed(args.seed, first + k))
+        commands.append("new session" if k == 0 else "new game")
+    g = subprocess.run(["nice", "-n", str(args.nice), GNUBG, "-t", "-q", "-r"],
+                       input="\n".join(commands) + "\n", capture_output=True, text=True)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    points = []
+    for line in g.stdout.splitlines():
+        w = WIN_RE.match(line.strip())
+        if w:
+            n = int(w.group(3))
+            points.append(n if w.group(1) == "tabula" else -n)
+    entries = [json.loads(l) for l in open(log)]
+    moves = [e for e in entries if e.get("kind") == "move"]
+    cube = [e for e in entries if e.get("kind") in ("double", "take")]
+    res_fd, res = tempfile.mkstemp(suffix=".json")
+    os.close(res_fd)
+    env = dict(os.environ, DUEL_CHECK_LOG=log, DUEL_CHECK_OUT=res)
+    subprocess.run(["nice", "-n", str(args.nice), GNUBG, "-t", "-q", "-r", "-p",
+                    os.path.abspath(__file__)], env=env, capture_output=True, text=True)
+    try:
+        check = json.load(open(res))
+    except (OSError, ValueError):
+        check = {"checked": 0, "illegal": None, "problems": ["gnubg re-check did not run"]}
+    os.unlink(res)
+    os.unlink(log)
+    return {
+        "first": first, "count": count, "seat": seat, "points": points,
+        "plays": len(moves), "play_ms": round(sum(e["ms"] for e in moves), 1),
+        "max_ms": max([e["ms"] for e in moves] or [0]),
+        "cube_decisions": len(cube),
+        "doubles": sum(1 for e in cube if e["kind"] == "double" and e["reply"] == "double"),
+        "takes": sum(1 for e in cube if e["kind"] == "take" and e["reply"] == "take"),
+        "drops": sum(1 for e in cube if e["kind"] == "take" and e["reply"] == "drop"),
+        "not_reparsed": sum(1 for e in moves if not e.get("legal", False)),
+        "errors": sum(1 for e in entries if e.get("kind") == "error"),
+        "checked": check.get("checked", 0), "illegal": check.get("illegal"),
+        "problems": check.get("problems", [])[:5],
+    }
+
+
+def duplicate_main(args):
+    if not args.out:
+        return "error: --duplicate needs --out FILE (the results, kept for --resume)"
+    if args.games % 2:
+        return "error: --duplicate needs an even GAMES (each seed is played twice)"
+    if not 0 <= args.seed < 21474 or args.games // 2 >= 100000:
+        return "error: --duplicate needs 0 <= SEED < 21474 and fewer than 200,000 games"
+    if args.chunk < 1 or args.jobs < 1:
+        return "error: --chunk and --jobs must be at least 1"
+    header = {"duel": "tabula vs gnubg, duplicate dice", "games": args.games,
+              "plies": args.plies, "gnubg_plies": args.gnubg_plies, "seed": args.seed,
+              "chunk": args.chunk, "engine_args": args.engine_arg}
+    done = {}
+    if os.path.exists(args.out):
+        if not args.resume:
+            return "error: %s exists (use --resume to continue it)" % args.out
+        with open(args.out) as f:
+            lines = f.read().split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        try:
+            records = [json.loads(l) for l in lines]
+        except ValueError:
+            return "error: %s is damaged (a line is not JSON); not resuming" % args.out
+        if not records or not isinstance(records[0], dict) or "duel" not in records[0]:
+            return "error: %s is not a duplicate duel's results file" % args.out
+        if records[0] != header:
+            diff = ", ".join("%s %r (now %r)" % (k, records[0].get(k), v)
+                             for k, v in header.items() if records[0].get(k) != v)
+            return "error: %s was made with other settings: %s" % (args.out, diff)
+        for r in records[1:]:
+            if not isinstance(r, dict) or len(r.get("points", [])) != r.get("count"):
+                return "error: %s is damaged (a chunk record is incomplete)" % args.out
+            done[(r["first"], r["seat"])] = r
+    elif args.resume:
+        return "error: %s does not exist, nothing to resume" % args.out
+    else:
+        with open(args.out, "w") as f:
+            f.write(json.dumps(header) + "\n")
+
+    seeds = args.games // 2
+    todo = [(first, min(args.chunk, seeds - first), seat)
+            for first in range(0, seeds, args.chunk) for seat in (0, 1)
+            if (first, seat) not in done]
+    lock = threading.Lock()
+    started = time.time()
+    failures = []
+
+    def worker():
+        while True:
+            with lock:
+                if not todo or failures:
+                    return
+                first, count, seat = todo.pop(0)
+            try:
+                rec = play_chunk(args, first, count, seat)
+            except Exception as e:  # a chunk that fails stops the run; done ones are kept
+                with lock:
+                    failures.append("seeds %d..%d seat %d: %s" % (first, first + count, seat, e))
+                return
+            with lock:
+                if len(rec["points"]) != count:
+                    failures.append("seeds %d..%d seat %d: %d of %d games reported"
+                                    % (first, first + count, seat, len(rec["points"]), count))
+                    return
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(rec) + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+                done[(first, seat)] = rec
+                games_done = sum(len(r["points"]) for r in done.values())
+                print("progress: %d/%d games, %.0f s" % (games_done, args.games,
+                                                         time.time() - started),
+                      file=sys.stderr, flush=True)
+
+    threads = [threading.Thread(target=worker) for _ in range(args.jobs)]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            t.join()
+    except KeyboardInterrupt:
+        print("interrupted: finished chunks are kept in %s (--resume)" % args.out,
+              file=sys.stderr)
+        os._exit(130)
+    report_duplicate(args, done)
+    for f in failures:
+        print("error: " + f, file=sys.stderr)
+    bad = any(r["illegal"] != 0 or r["checked"] != r["plays"] or r["errors"]
+              or r["not_reparsed"] for r in done.values())
+    complete = sum(len(r["points"]) for r in done.values()) == args.games
+    return 0 if complete and not bad and not failures else 1
+
+
+def report_duplicate(args, done):
+    by_seed = {}
+    for r in done.values():
+        for k, p in enumerate(r["points"]):
+            by_seed.setdefault(r["first"] + k, {})[r["seat"]] = p
+    points = [p for d in by_seed.values() for p in d.values()]
+    pairs = [(d[0] + d[1]) / 2.0 for d in by_seed.values() if len(d) == 2]
+    ppg, ci = mean_ci(points)
+    pm, pci = mean_ci(pairs)
+    recs = list(done.values())
+    plays = sum(r["plays"] for r in recs)
+    print("tabula (%d-ply) vs gnubg %d-ply, money with cube, duplicate dice, seed %d: "
+          "%d of %d games played" % (args.plies, args.gnubg_plies, args.seed, len(points),
+                                     args.games))
+    print("points per game for tabula: %+.3f +/- %.3f (95%% CI of the %d seed pairs: "
+          "%+.3f +/- %.3f; games alone would give +/- %.3f), %d wins (%.1f%%)"
+          % (pm if pairs else ppg, pci if pairs else ci, len(pairs), pm, pci, ci,
+             sum(1 for p in points if p > 0), 100.0 * sum(1 for p in points if p > 0)
+             / max(1, len(points))))
+    for seat in (0, 1):
+        sp = [p for d in by_seed.values() for s, p in d.items() if s == seat]
+        m, c = mean_ci(sp)
+        print("  tabula in seat %d: %+.3f +/- %.3f over %d games" % (seat, m, c, len(sp)))
+    print("decisions: %d plays, mean %.2f ms (max %.1f ms); %d cube decisions"
+          % (plays, sum(r["play_ms"] for r in recs) / max(1, plays),
+             max([r["max_ms"] for r in recs] or [0]), sum(r["cube_decisions"] for r in recs)))
+    print("cube: tabula doubled %d times; took %d, dropped %d of gnubg's doubles"
+          % (sum(r["doubles"] for r in recs), sum(r["takes"] for r in recs),
+             sum(r["drops"] for r in recs)))
+    print("legality: %d plays not re-parsed by the engine, %d of %d rejected by gnubg's "
+          "re-check, %d error replies"
+          % (sum(r["not_reparsed"] for r in recs), sum(r["illegal"] or 0 for r in recs),
+             sum(r["checked"] for r in recs), sum(r["errors"] for r in recs)))
+    for r in recs:
+        for p in r["problems"]:
+            print("  " + p)
+
+
 # ---------------------------------------------------------------- driver
 
 def mean_ci(xs):
@@ -123,9 +351,25 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log", help="decision log (default: a temporary file)")
     ap.add_argument("--nice", type=int, default=10)
+    ap.add_argument("--duplicate", action="store_true",
+                    help="each game seed played twice, seats swapped (needs --out)")
+    ap.add_argument("--out", help="--duplicate: results file, one JSON line per chunk")
+    ap.add_argument("--resume", action="store_true", help="--duplicate: continue --out")
+    ap.add_argument("--chunk", type=int, default=25, help="--duplicate: seeds per gnubg run")
+    ap.add_argument("--jobs", type=int, default=2, help="--duplicate: chunks run at once")
+    ap.add_argument("--gnubg-plies", type=int, default=0,
+                    help="--duplicate: gnubg's plies for chequer play and cube (0-ply default)")
+    ap.add_argument("--engine-arg", action="append", default=[],
+                    help="--duplicate: one more argument for `tabula backgammon external`")
     args = ap.parse_args()
     if args.games < 1:
         sys.exit("error: GAMES must be at least 1")
+    if args.duplicate:
+        status = duplicate_main(args)
+        if isinstance(status, str):  # bad input or a refused file: one line, exit code 2
+            print(status, file=sys.stderr)
+            sys.exit(2)
+        sys.exit(status)
 
     log = args.log or tempfile.NamedTemporaryFile(delete=False, suffix=".jsonl").name
     open(log, "w").close()
