@@ -114,6 +114,34 @@ def check_in_gnubg(log_path, out_path):
         json.dump({"checked": checked, "illegal": bad, "problems": problems[:20]}, f)
 
 
+def tabula_points(gnubg_stdout):
+    """Tabula's points in each game gnubg reported ("X wins a ... and N points."), in order."""
+    points = []
+    for line in gnubg_stdout.splitlines():
+        w = WIN_RE.match(line.strip())
+        if w:
+            n = int(w.group(3))
+            points.append(n if w.group(1) == "tabula" else -n)
+    return points
+
+
+def gnubg_recheck(log, nice):
+    """gnubg's independent re-check of every play in the decision log `log` (this file run
+    inside gnubg): {"checked", "illegal", "problems"}."""
+    fd, res = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    env = dict(os.environ, DUEL_CHECK_LOG=log, DUEL_CHECK_OUT=res)
+    subprocess.run(["nice", "-n", str(nice), GNUBG, "-t", "-q", "-r", "-p",
+                    os.path.abspath(__file__)], env=env, capture_output=True, text=True)
+    try:
+        with open(res) as f:
+            check = json.load(f)
+    except (OSError, ValueError):
+        check = {"checked": 0, "illegal": None, "problems": ["gnubg re-check did not run"]}
+    os.unlink(res)
+    return check
+
+
 # ---------------------------------------------------------------- duplicate dice
 
 def game_seed(base, i):
@@ -161,25 +189,11 @@ def play_chunk(args, first, count, seat):
         server.wait(timeout=30)
     except subprocess.TimeoutExpired:
         server.kill()
-    points = []
-    for line in g.stdout.splitlines():
-        w = WIN_RE.match(line.strip())
-        if w:
-            n = int(w.group(3))
-            points.append(n if w.group(1) == "tabula" else -n)
+    points = tabula_points(g.stdout)
     entries = [json.loads(l) for l in open(log)]
     moves = [e for e in entries if e.get("kind") == "move"]
     cube = [e for e in entries if e.get("kind") in ("double", "take")]
-    res_fd, res = tempfile.mkstemp(suffix=".json")
-    os.close(res_fd)
-    env = dict(os.environ, DUEL_CHECK_LOG=log, DUEL_CHECK_OUT=res)
-    subprocess.run(["nice", "-n", str(args.nice), GNUBG, "-t", "-q", "-r", "-p",
-                    os.path.abspath(__file__)], env=env, capture_output=True, text=True)
-    try:
-        check = json.load(open(res))
-    except (OSError, ValueError):
-        check = {"checked": 0, "illegal": None, "problems": ["gnubg re-check did not run"]}
-    os.unlink(res)
+    check = gnubg_recheck(log, args.nice)
     os.unlink(log)
     return {
         "first": first, "count": count, "seat": seat, "points": points,
@@ -408,12 +422,7 @@ def main():
     except subprocess.TimeoutExpired:
         server.kill()
 
-    points = []
-    for line in g.stdout.splitlines():
-        w = WIN_RE.match(line.strip())
-        if w:
-            n = int(w.group(3))
-            points.append(n if w.group(1) == "tabula" else -n)
+    points = tabula_points(g.stdout)
     warnings = [l for l in g.stdout.splitlines() + g.stderr.splitlines()
                 if re.search(r"(?i)warning|illegal|badly formed|error|connection closed", l)]
 
@@ -423,16 +432,7 @@ def main():
     errors = [e for e in entries if e.get("kind") == "error"]
     self_illegal = [e for e in moves if not e.get("legal", False)]
 
-    # gnubg's independent re-check of every play.
-    res = tempfile.NamedTemporaryFile(delete=False, suffix=".json").name
-    env = dict(os.environ, DUEL_CHECK_LOG=log, DUEL_CHECK_OUT=res)
-    subprocess.run(["nice", "-n", str(args.nice), GNUBG, "-t", "-q", "-r", "-p",
-                    os.path.abspath(__file__)], env=env, capture_output=True, text=True)
-    try:
-        check = json.load(open(res))
-    except (OSError, ValueError):
-        check = {"checked": 0, "illegal": None, "problems": ["gnubg re-check did not run"]}
-    os.unlink(res)
+    check = gnubg_recheck(log, args.nice)  # gnubg's independent re-check of every play
 
     ppg, ci = mean_ci(points)
     wins = sum(1 for p in points if p > 0)
