@@ -114,6 +114,52 @@ def check_in_gnubg(log_path, out_path):
         json.dump({"checked": checked, "illegal": bad, "problems": problems[:20]}, f)
 
 
+def start_engine(args, log, extra=(), stderr=subprocess.DEVNULL):
+    """Starts `tabula backgammon external` on a free local port, logging its decisions to
+    `log`; returns the process and the address it listens on (RuntimeError if it fails)."""
+    server = subprocess.Popen(
+        ["nice", "-n", str(args.nice), args.tabula, "backgammon", "external",
+         "--listen", "127.0.0.1:0", "--once", "--plies", str(args.plies), "--log", log]
+        + list(extra),
+        stdout=subprocess.PIPE, stderr=stderr, text=True)
+    first = server.stdout.readline()
+    m = re.search(r"listening on (\S+)", first)
+    if not m:
+        server.kill()
+        raise RuntimeError("the engine did not start: %r" % first)
+    return server, m.group(1)
+
+
+def setup_commands(seat, addr, gnubg_plies, seed=None):
+    """gnubg's commands before the first game: money play with the cube (no Jacoby, no
+    beavers), Tabula in `seat` through the external player at `addr`, gnubg in the other at
+    `gnubg_plies` for chequer play and cube; the dice seeded with `seed` when given."""
+    other = 1 - seat
+    return ["set rng mersenne"] + ([] if seed is None else ["set seed %d" % seed]) + [
+        "set jacoby off",
+        "set beavers 0",
+        "set automatic game off",
+        "set display off",
+        "set player %d name tabula" % seat,
+        "set player %d name gnubg" % other,
+        "set player %d gnubg" % other,
+        "set player %d chequerplay evaluation plies %d" % (other, gnubg_plies),
+        "set player %d cubedecision evaluation plies %d" % (other, gnubg_plies),
+        "set player %d external %s" % (seat, addr),
+    ]
+
+
+def run_gnubg(args, commands, server):
+    """Runs gnubg on `commands`, then lets the engine's server end (killed after 30 s)."""
+    g = subprocess.run(["nice", "-n", str(args.nice), GNUBG, "-t", "-q", "-r"],
+                       input="\n".join(commands) + "\n", capture_output=True, text=True)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    return g
+
+
 def tabula_points(gnubg_stdout):
     """Tabula's points in each game gnubg reported ("X wins a ... and N points."), in order."""
     points = []
@@ -155,40 +201,12 @@ def play_chunk(args, first, count, seat):
     (0 or 1), gnubg in the other; returns the chunk's JSON record."""
     fd, log = tempfile.mkstemp(suffix=".jsonl")
     os.close(fd)
-    server = subprocess.Popen(
-        ["nice", "-n", str(args.nice), args.tabula, "backgammon", "external",
-         "--listen", "127.0.0.1:0", "--once", "--plies", str(args.plies), "--log", log]
-        + args.engine_arg,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    first_line = server.stdout.readline()
-    m = re.search(r"listening on (\S+)", first_line)
-    if not m:
-        server.kill()
-        raise RuntimeError("the engine did not start: %r" % first_line)
-    other = 1 - seat
-    gp = args.gnubg_plies
-    commands = [
-        "set rng mersenne",
-        "set jacoby off",
-        "set beavers 0",
-        "set automatic game off",
-        "set display off",
-        "set player %d name tabula" % seat,
-        "set player %d name gnubg" % other,
-        "set player %d gnubg" % other,
-        "set player %d chequerplay evaluation plies %d" % (other, gp),
-        "set player %d cubedecision evaluation plies %d" % (other, gp),
-        "set player %d external %s" % (seat, m.group(1)),
-    ]
+    server, addr = start_engine(args, log, args.engine_arg)
+    commands = setup_commands(seat, addr, args.gnubg_plies)
     for k in range(count):
         commands.append("set seed %d" % game_seed(args.seed, first + k))
         commands.append("new session" if k == 0 else "new game")
-    g = subprocess.run(["nice", "-n", str(args.nice), GNUBG, "-t", "-q", "-r"],
-                       input="\n".join(commands) + "\n", capture_output=True, text=True)
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
+    g = run_gnubg(args, commands, server)
     points = tabula_points(g.stdout)
     entries = [json.loads(l) for l in open(log)]
     moves = [e for e in entries if e.get("kind") == "move"]
@@ -387,40 +405,17 @@ def main():
 
     log = args.log or tempfile.NamedTemporaryFile(delete=False, suffix=".jsonl").name
     open(log, "w").close()
-    server = subprocess.Popen(
-        ["nice", "-n", str(args.nice), args.tabula, "backgammon", "external",
-         "--listen", "127.0.0.1:0", "--once", "--plies", str(args.plies), "--log", log],
-        stdout=subprocess.PIPE, stderr=open(log + ".err", "w"), text=True)
-    first = server.stdout.readline()
-    m = re.search(r"listening on (\S+)", first)
-    if not m:
-        server.kill()
-        sys.exit("error: the engine did not start: %r" % first)
-    addr = m.group(1)
+    try:
+        server, addr = start_engine(args, log, stderr=open(log + ".err", "w"))
+    except RuntimeError as e:
+        sys.exit("error: %s" % e)
 
-    commands = [
-        "set rng mersenne",
-        "set seed %d" % args.seed,
-        "set jacoby off",
-        "set beavers 0",
-        "set automatic game off",
-        "set display off",
-        "set player 0 name tabula",
-        "set player 1 name gnubg",
-        "set player 1 gnubg",
-        "set player 1 chequerplay evaluation plies 0",
-        "set player 1 cubedecision evaluation plies 0",
-        "set player 0 external " + addr,
+    commands = setup_commands(0, addr, 0, seed=args.seed) + [
         "new session",
     ] + ["new game"] * (args.games - 1) + ["show score"]
     started = time.time()
-    g = subprocess.run(["nice", "-n", str(args.nice), GNUBG, "-t", "-q", "-r"],
-                       input="\n".join(commands) + "\n", capture_output=True, text=True)
+    g = run_gnubg(args, commands, server)
     elapsed = time.time() - started
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
 
     points = tabula_points(g.stdout)
     warnings = [l for l in g.stdout.splitlines() + g.stderr.splitlines()

@@ -139,17 +139,11 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
             if pos.is_game_over() {
                 break;
             }
-            let exact = eval
-                .bearoff
-                .as_ref()
-                .and_then(|t| t.probabilities(&pos))
-                .is_some();
-            if exact && options.races_only {
+            let exact = eval.bearoff.as_ref().and_then(|t| t.probabilities(&pos));
+            if let (Some(deep), true) = (exact, options.races_only) {
                 // A bear-off the database values exactly: labelled by that value, so that the
                 // race net also stays right where no database is attached.
                 let net = consistent(&pos, eval.race.forward(&Inputs::new(&pos)), true);
-                // (Clamped: the database's sums can stray below 0 by a rounding, −2.2e-16.)
-                let deep = eval.evaluate(&pos).map(|p| p.clamp(0.0, 1.0));
                 if (equity(&deep) - equity(&net)).abs() >= options.keep {
                     out.push(Label {
                         position: pos,
@@ -158,7 +152,7 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                     });
                 }
             }
-            let wanted = !exact && (!options.races_only || eval.net_for(&pos).1);
+            let wanted = exact.is_none() && (!options.races_only || eval.net_for(&pos).1);
             if wanted {
                 let net = eval.evaluate(&pos);
                 let deep = searcher.evaluate(&pos, options.plies);
@@ -559,8 +553,7 @@ mod tests {
         let text = header(&races, 0) + &chunk_text(0, &labels);
         assert_eq!(LabelFile::read(&text).unwrap().labels, labels);
         for l in exact {
-            let db = eval.evaluate(&l.position).map(|p| p.clamp(0.0, 1.0));
-            assert_eq!(l.deep, db, "the database's value");
+            assert_eq!(l.deep, eval.evaluate(&l.position), "the database's value");
             assert_eq!(l.net, net_only.evaluate(&l.position), "the race net's own");
         }
         // A full run never labels them: the net is not asked there.

@@ -132,13 +132,18 @@ impl EvaluatorArgs {
             return Ok(eval);
         }
         let table = match &self.bearoff {
-            Some(p) => tabula_tablebase::bearoff::OneSided::load(p).map_err(|e| {
-                crate::common::store_error(&format!("bearoff database {}", p.display()), e)
-            })?,
+            Some(p) => load_bearoff(p)?,
             None => crate::backgammon::bearoff::cached(),
         };
         Ok(Cow::Owned(eval.into_owned().with_bearoff(Arc::new(table))))
     }
+}
+
+/// The one-sided bearoff database in `path` (`--bearoff FILE`); a missing or damaged file is
+/// an error naming it.
+pub(crate) fn load_bearoff(path: &Path) -> Result<tabula_tablebase::bearoff::OneSided, CliError> {
+    tabula_tablebase::bearoff::OneSided::load(path)
+        .map_err(|e| crate::common::store_error(&format!("bearoff database {}", path.display()), e))
 }
 
 /// The net alone: from `--weights FILE`, or the shipped one.

@@ -17,7 +17,7 @@ use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::{equity as cubeless_equity, SearchOptions};
 
 use super::args::{
-    check_plies, dice_for, load_net, rolled_dice, with_threads, Common, EvaluatorArgs,
+    check_plies, dice_for, load_bearoff, load_net, rolled_dice, with_threads, Common, EvaluatorArgs,
 };
 use super::render::{board_diagram, cube_advice, match_lines, print_json, ranked_text};
 use crate::error::{CliError, CliResult};
@@ -167,13 +167,7 @@ pub(crate) fn baseline(
 ) -> CliResult {
     // Attaches the exact bear-offs of --bearoff, when given, to an evaluator.
     let table = bearoff
-        .map(|p| {
-            tabula_tablebase::bearoff::OneSided::load(p)
-                .map(std::sync::Arc::new)
-                .map_err(|e| {
-                    crate::common::store_error(&format!("bearoff database {}", p.display()), e)
-                })
-        })
+        .map(|p| load_bearoff(p).map(std::sync::Arc::new))
         .transpose()?;
     let exact = |eval: std::borrow::Cow<'static, tabula_gammon::Evaluator>| match &table {
         Some(t) => std::borrow::Cow::Owned(eval.into_owned().with_bearoff(t.clone())),
