@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Duel: Tabula's backgammon engine against GNU Backgammon 1.07 at 0-ply, money games with
-# the cube, through gnubg's external-player protocol.
+# Duel: Tabula's backgammon engine against GNU Backgammon 1.07 (0-ply; any level with
+# `--duplicate --gnubg-plies K`), money games with the cube, through the external protocol.
 #
 #   scripts/duel-gnubg.sh GAMES PLIES [SEED [DRIVER OPTIONS...]]
 #
