@@ -228,6 +228,25 @@ def play_chunk(args, first, count, seat):
     }
 
 
+CHUNK_COUNTS = ("first", "count", "seat", "plays", "cube_decisions", "doubles", "takes",
+                "drops", "not_reparsed", "errors", "checked")
+
+
+def chunk_record_ok(r):
+    """Whether `r` (a line of the results file) has every field `play_chunk` writes, of the
+    right kind, and as many points as games."""
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return (isinstance(r, dict)
+            and all(isinstance(r.get(k), int) and r[k] >= 0 for k in CHUNK_COUNTS)
+            and r["seat"] in (0, 1)
+            and number(r.get("play_ms")) and number(r.get("max_ms"))
+            and (r.get("illegal") is None or isinstance(r.get("illegal"), int))
+            and isinstance(r.get("problems"), list)
+            and isinstance(r.get("points"), list) and len(r["points"]) == r["count"]
+            and all(isinstance(p, int) for p in r["points"]))
+
+
 def duplicate_main(args):
     if not args.out:
         return "error: --duplicate needs --out FILE (the results, kept for --resume)"
@@ -237,6 +256,9 @@ def duplicate_main(args):
         return "error: --duplicate needs 0 <= SEED < 21474 and fewer than 200,000 games"
     if args.chunk < 1 or args.jobs < 1:
         return "error: --chunk and --jobs must be at least 1"
+    for what, path in (("--tabula", args.tabula), ("gnubg (GNUBG)", GNUBG)):
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            return "error: %s: %s is not an executable file" % (what, path)
     header = {"duel": "tabula vs gnubg, duplicate dice", "games": args.games,
               "plies": args.plies, "gnubg_plies": args.gnubg_plies, "seed": args.seed,
               "chunk": args.chunk, "engine_args": args.engine_arg}
@@ -258,9 +280,10 @@ def duplicate_main(args):
             diff = ", ".join("%s %r (now %r)" % (k, records[0].get(k), v)
                              for k, v in header.items() if records[0].get(k) != v)
             return "error: %s was made with other settings: %s" % (args.out, diff)
-        for r in records[1:]:
-            if not isinstance(r, dict) or len(r.get("points", [])) != r.get("count"):
-                return "error: %s is damaged (a chunk record is incomplete)" % args.out
+        for n, r in enumerate(records[1:], 2):
+            if not chunk_record_ok(r):
+                return "error: %s is damaged (line %d is not a whole chunk record)" % (
+                    args.out, n)
             done[(r["first"], r["seat"])] = r
     elif args.resume:
         return "error: %s does not exist, nothing to resume" % args.out
