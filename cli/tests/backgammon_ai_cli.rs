@@ -276,6 +276,54 @@ fn training_resumes_deterministically() {
     assert!(!dir.join("straight.tnet.tmp").exists());
     // The trained file is usable as --weights.
     assert_weights_play(&straight);
+    // It was trained with both nets: freezing the race net on resume must be asked for.
+    let out = straight.to_str().unwrap();
+    let resume = [
+        "backgammon",
+        "train",
+        "--games",
+        "4",
+        "--out",
+        out,
+        "--resume",
+        "--bench-games",
+        "0",
+        "--freeze-race",
+        "--new-rates",
+    ];
+    assert_bad_input(&resume[..10], "--freeze-race");
+    let o = tabula(&resume);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
+    // A later resume keeps it frozen without being told, with new rates too.
+    let o = tabula(&[
+        "backgammon",
+        "train",
+        "--games",
+        "5",
+        "--out",
+        straight.to_str().unwrap(),
+        "--resume",
+        "--bench-games",
+        "0",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
+    let o = tabula(&[
+        "backgammon",
+        "train",
+        "--games",
+        "6",
+        "--out",
+        straight.to_str().unwrap(),
+        "--resume",
+        "--new-rates",
+        "--alpha",
+        "0.05",
+        "--bench-games",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

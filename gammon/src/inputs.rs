@@ -19,7 +19,27 @@
 //!   side's points within 12 pips in front of it, over start points from the bar to 9 pips on;
 //! - dance: with this side on the bar, the share of rolls that fail to enter, `(closed / 6)²`.
 //!
-//! [`INPUTS`] = 210. The contact and race nets take the same inputs. Each earlier layout
+//! Then [`SHAPE_FEATURES`] more per side (on roll first), the rest of the kind of inputs gnubg's
+//! contact net is given (definitions ours, in its spirit), added last:
+//! - break contact: the pips this side's checkers behind the other side's rearmost checker
+//!   must travel to pass it, over 152 (the start's);
+//! - back checker: this side's rearmost point (the bar is 25), over 25;
+//! - back anchor: this side's rearmost point holding two or more, over 24 (0 when none);
+//! - forward anchor: the most advanced point this side holds in the other side's home board,
+//!   else in its outer board, as the other side's point number over 6; 2 when there is none;
+//! - double shots: the share of rolls on which the other side can hit two of this side's blots;
+//! - mobility: over this side's checkers outside its home board, the rolls on which each
+//!   passes every point the other side holds within 12 pips in front of it, times its distance
+//!   from home, summed and over 3,600;
+//! - moment: the mean squared distance from the mean point of this side's checkers beyond
+//!   it, over 400 (how far its stragglers lag);
+//! - containment squared (the blockade unit above, squared);
+//! - wide containment: as containment, over start points from the bar to 15 pips on, and its
+//!   square;
+//! - back game: with two or more points held in the other side's home board, their number
+//!   less one, over 4; with one, the checkers on it over 8 (two units, one of them zero).
+//!
+//! [`INPUTS`] = 234. The contact and race nets take the same inputs. Each earlier layout
 //! ([`LAYOUTS`]) is a prefix of the current one, so weights trained on it still load: the
 //! units it lacks get zero weights (see `weights.rs`).
 //!
@@ -36,10 +56,16 @@ pub const RAW_INPUTS: usize = 2 * SIDE_INPUTS;
 pub const FEATURES: usize = 4;
 /// Later computed units per side: containment, dance.
 pub const BLOCKADE_FEATURES: usize = 2;
+/// The last computed units per side: break contact, back checker, back anchor, forward
+/// anchor, double shots, mobility, moment, containment squared, wide containment and its
+/// square, back game (two units).
+pub const SHAPE_FEATURES: usize = 12;
+/// Where the [`SHAPE_FEATURES`] start.
+const SHAPE_AT: usize = RAW_INPUTS + 2 * FEATURES + 2 * BLOCKADE_FEATURES;
 /// Units in all.
-pub const INPUTS: usize = RAW_INPUTS + 2 * FEATURES + 2 * BLOCKADE_FEATURES;
+pub const INPUTS: usize = SHAPE_AT + 2 * SHAPE_FEATURES;
 /// The input counts weights files have had, oldest first; each is a prefix of the next.
-pub const LAYOUTS: [usize; 3] = [RAW_INPUTS, RAW_INPUTS + 2 * FEATURES, INPUTS];
+pub const LAYOUTS: [usize; 4] = [RAW_INPUTS, RAW_INPUTS + 2 * FEATURES, SHAPE_AT, INPUTS];
 
 /// The non-zero inputs of a position: `(index, value)` pairs in increasing index order.
 #[derive(Clone, Debug)]
@@ -100,11 +126,21 @@ impl Inputs {
                 }
             }
         }
+        let mut contained = [0.0; 2];
         for s in 0..2 {
             let f = blockade_features(&masks[s], &masks[1 - s]);
+            contained[s] = f[0];
             for (k, &v) in f.iter().enumerate() {
                 if v != 0.0 {
                     x.push(RAW_INPUTS + 2 * FEATURES + s * BLOCKADE_FEATURES + k, v);
+                }
+            }
+        }
+        for s in 0..2 {
+            let f = shape_features(&counts[s], &masks[s], &masks[1 - s], contained[s]);
+            for (k, &v) in f.iter().enumerate() {
+                if v != 0.0 {
+                    x.push(SHAPE_AT + s * SHAPE_FEATURES + k, v);
                 }
             }
         }
@@ -319,6 +355,184 @@ fn blockade_features(me: &PointMasks, them: &PointMasks) -> [f32; BLOCKADE_FEATU
     [1.0 - fewest as f32 / 36.0, dance]
 }
 
+/// The [`SHAPE_FEATURES`] of one side (`me`, its checker counts `mine`) against the other
+/// (`them`); `contained` is its containment unit (see the module comment).
+fn shape_features(
+    mine: &[u8; 25],
+    me: &PointMasks,
+    them: &PointMasks,
+    contained: f32,
+) -> [f32; SHAPE_FEATURES] {
+    // Occupied points in our numbering, 1..=25 (25 the bar): `mine[p - 1]` checkers on `p`.
+    let occupied = me.any | (me.on_bar as u32) << 25;
+    let back = 31 - (occupied | 1).leading_zeros();
+    // The other side's rearmost checker, in our numbering (its point q is our 25 − q, its bar
+    // our 0): our checkers above it still have to pass it. None when it has none left.
+    let their_back = if them.on_bar {
+        Some(0)
+    } else {
+        (them.any != 0).then(|| 25 - (31 - them.any.leading_zeros()))
+    };
+    let (mut behind, mut checkers, mut sum, mut mobility) = (0u32, 0u32, 0u32, 0u32);
+    let mut bits = occupied;
+    while bits != 0 {
+        let p = bits.trailing_zeros();
+        bits &= bits - 1;
+        let n = mine[p as usize - 1] as u32;
+        checkers += n;
+        sum += n * p;
+        if let Some(r) = their_back {
+            behind += n * p.saturating_sub(r);
+        }
+        // Mobility: a checker outside our home board, `25 − p` pips travelled from our bar.
+        if p >= 7 {
+            let escapes = ESCAPES[((them.made >> (26 - p)) & 0xFFF) as usize] as u32;
+            mobility += n * escapes * (p - 6);
+        }
+    }
+    // The second moment beyond the mean.
+    let mut moment = 0.0;
+    if checkers > 0 {
+        let mean = sum as f32 / checkers as f32;
+        let (mut m, mut k) = (0.0f32, 0u32);
+        let mut bits = occupied & !((2u32 << (mean as u32)) - 1);
+        while bits != 0 {
+            let p = bits.trailing_zeros();
+            bits &= bits - 1;
+            let n = mine[p as usize - 1] as u32;
+            let d = p as f32 - mean;
+            m += n as f32 * d * d;
+            k += n;
+        }
+        if k > 0 {
+            moment = m / k as f32 / 400.0;
+        }
+    }
+    let back_anchor = 31 - (me.made | 1).leading_zeros();
+    // Held points in the other side's home board (our 19 to 24) and outer board (13 to 18);
+    // the most advanced is the lowest of ours.
+    let their_home = me.made & (0x3F << 19);
+    let their_outer = me.made & (0x3F << 13);
+    let forward = match (their_home, their_outer) {
+        (0, 0) => 2.0,
+        (0, m) | (m, _) => (25 - m.trailing_zeros()) as f32 / 6.0,
+    };
+    // Containment over start points 10 to 15 pips from our bar too (0 to 9 make `contained`).
+    let wide = (10..16)
+        .map(|v| ESCAPES[((them.made >> (v + 1)) & 0xFFF) as usize])
+        .min()
+        .map_or(contained, |m| contained.max(1.0 - m as f32 / 36.0));
+    let anchors = their_home.count_ones();
+    let (back_game, lone_anchor) = match anchors {
+        0 => (0.0, 0.0),
+        1 => (
+            0.0,
+            mine[their_home.trailing_zeros() as usize - 1] as f32 / 8.0,
+        ),
+        n => ((n - 1) as f32 / 4.0, 0.0),
+    };
+    [
+        behind as f32 / 152.0,
+        back as f32 / 25.0,
+        back_anchor as f32 / 24.0,
+        forward,
+        double_shots(me, them) as f32 / 36.0,
+        mobility as f32 / 3600.0,
+        moment,
+        contained * contained,
+        wide,
+        wide * wide,
+        back_game,
+        lone_anchor,
+    ]
+}
+
+/// The rolls (of 36) on which the other side (`them`) can hit two of `me`'s blots: two
+/// checkers each hitting one (with different dice, or with a double's moves shared between
+/// them), or one checker hitting one and moving on to hit another. Like the shots unit it
+/// ignores the rule that both dice be played, and with doubles how many checkers a point has.
+fn double_shots(me: &PointMasks, them: &PointMasks) -> u32 {
+    if me.blots.count_ones() < 2 {
+        return 0;
+    }
+    const BOARD: u32 = 0x1FF_FFFF;
+    // Where the other side's checkers start, in its travel coordinates (= our numbering), and
+    // those points that have two checkers or more to send.
+    let (from, several) = if them.on_bar {
+        (1, 0)
+    } else {
+        (mirror(them.any), mirror(them.made))
+    };
+    let open = !me.made;
+    let mut rolls = 0;
+    for dice in Dice::ALL {
+        let (d1, d2, w) = (dice.high() as u32, dice.low() as u32, dice.weight());
+        let two = if d1 == d2 {
+            double_hits(from, open, me.blots, d1)
+        } else {
+            let a = (from << d1) & BOARD & me.blots;
+            let b = (from << d2) & BOARD & me.blots;
+            // One checker hits with one die and moves on with the other to a second blot.
+            let on = ((a << d2) | (b << d1)) & BOARD & me.blots;
+            on != 0 || two_checkers(a, b, d1, d2, several)
+        };
+        rolls += w * two as u32;
+    }
+    rolls
+}
+
+/// Whether blots `x` in `a` (hit with `d1`) and `y ≠ x` in `b` (hit with `d2`) can be hit by
+/// two checkers: from different points, or from one point with `several` checkers.
+fn two_checkers(a: u32, b: u32, d1: u32, d2: u32, several: u32) -> bool {
+    let mut xs = a;
+    while xs != 0 {
+        let x = xs.trailing_zeros();
+        xs &= xs - 1;
+        let mut ys = b & !(1 << x);
+        while ys != 0 {
+            let y = ys.trailing_zeros();
+            ys &= ys - 1;
+            if x - d1 != y - d2 || several & (1 << (x - d1)) != 0 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether the double `d`-`d` (four moves of `d`) can hit two `blots` from the checkers at
+/// `from` through the `open` points: two checkers whose moves add up to four at most, or one
+/// checker hitting on its way to another.
+fn double_hits(from: u32, open: u32, blots: u32, d: u32) -> bool {
+    const BOARD: u32 = 0x1FF_FFFF;
+    // `first[k]`: the blots some checker first reaches after `k` moves.
+    let mut first = [0u32; 5];
+    let (mut cur, mut seen) = (from, 0u32);
+    for f in first.iter_mut().skip(1) {
+        cur = (cur << d) & BOARD & open;
+        *f = cur & blots & !seen;
+        seen |= *f;
+    }
+    // Two different blots, the nearer reached in `k` moves and the other in at most `4 − k`.
+    for k in 1..=2 {
+        let rest: u32 = first[1..=4 - k].iter().fold(0, |m, f| m | f);
+        if first[k] != 0 && (rest & !first[k] != 0 || first[k].count_ones() >= 2) {
+            return true;
+        }
+    }
+    // One checker: a blot reached in `k` moves, another `j` further on, `k + j ≤ 4`.
+    for (k, &reached) in first.iter().enumerate().take(4).skip(1) {
+        let mut c = reached;
+        for _ in 0..4 - k {
+            c = (c << d) & BOARD & open;
+            if c & blots != 0 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// The furthest-back checker of `side` on its own numbering: 25 for the bar, 0 when none.
 pub fn back_point(pos: &Position, side: Side) -> usize {
     let counts = pos.counts(side);
@@ -526,5 +740,167 @@ mod tests {
         opp[12] = 15; // opponent's 13 = my 12: it still has to pass my 13
         let contact = Position::from_counts(me, opp).unwrap();
         assert!(is_contact(&contact));
+    }
+}
+
+#[cfg(test)]
+mod shape_tests {
+    use super::*;
+    use crate::baseline::{roll, Player};
+    use crate::rng::Rng;
+    use tabula_engine::backgammon::PlayList;
+
+    /// The shape units of the player on roll (`0`) or the opponent (`1`).
+    fn shape(pos: &Position, side: usize) -> Vec<f32> {
+        let d = Inputs::new(pos).dense();
+        d[SHAPE_AT + side * SHAPE_FEATURES..SHAPE_AT + (side + 1) * SHAPE_FEATURES].to_vec()
+    }
+
+    #[test]
+    fn start_by_hand() {
+        for side in 0..2 {
+            let f = shape(&Position::START, side);
+            // 2 checkers 23 pips behind the opponent's rearmost (our 1-point), 5 at 12, 3 at 7,
+            // 5 at 5: 46 + 60 + 21 + 25 = 152, the normaliser.
+            assert_eq!(f[0], 1.0);
+            assert_eq!(f[1], 24.0 / 25.0);
+            assert_eq!(f[2], 1.0);
+            // The anchor on the opponent's 1-point.
+            assert_eq!(f[3], 1.0 / 6.0);
+            // No blots.
+            assert_eq!(f[4], 0.0);
+            // Mean point 167 / 15; beyond it 2 at 24 and 5 at 13.
+            let mean = 167.0f32 / 15.0;
+            let m = (2.0 * (24.0 - mean).powi(2) + 5.0 * (13.0 - mean).powi(2)) / 7.0 / 400.0;
+            assert!((f[6] - m).abs() < 1e-6, "{} {m}", f[6]);
+            // One point held in the opponent's home board, two checkers on it.
+            assert_eq!(f[10], 0.0);
+            assert_eq!(f[11], 2.0 / 8.0);
+        }
+    }
+
+    #[test]
+    fn mobility_counts_each_checker_by_its_escapes() {
+        // One checker on our 20-point (14 pips from home) against the opponent's bar point
+        // (our 18-point, 2 pips on: any roll with a 2 alone cannot pass... by the table) and
+        // one on our 8-point with nothing in front.
+        let mut me = [0u8; 25];
+        let mut opp = [0u8; 25];
+        me[19] = 1;
+        me[7] = 1;
+        opp[6] = 2; // its 7-point = our 18-point
+        opp[0] = 13;
+        let pos = Position::from_counts(me, opp).unwrap();
+        let from_20 = ESCAPES[1 << 1] as f32; // the point 2 pips on held
+        let expected = (from_20 * 14.0 + 36.0 * 2.0) / 3600.0;
+        assert_eq!(shape(&pos, 0)[5], expected);
+        // The opponent's checkers: 13 on its ace point, home; 2 on its 7-point, one pip out,
+        // with our 8-point's blot no block: 2 × 36 × 1.
+        assert_eq!(shape(&pos, 1)[5], 72.0 / 3600.0);
+    }
+
+    #[test]
+    fn anchors_and_back_games() {
+        let mut me = [0u8; 25];
+        let opp = {
+            let mut o = [0u8; 25];
+            o[0] = 15;
+            o
+        };
+        // Points held on the opponent's 2- and 3-points (our 23 and 22) and its 9-point (our
+        // 16): the forward anchor is the one in its home board, its 3-point.
+        me[21] = 2;
+        me[22] = 3;
+        me[15] = 2;
+        me[5] = 8;
+        let pos = Position::from_counts(me, opp).unwrap();
+        let f = shape(&pos, 0);
+        assert_eq!(f[2], 23.0 / 24.0);
+        assert_eq!(f[3], 3.0 / 6.0);
+        assert_eq!(f[10], 1.0 / 4.0);
+        assert_eq!(f[11], 0.0);
+        // Without the home-board points the outer one counts: its 9-point.
+        me[21] = 0;
+        me[22] = 0;
+        me[5] = 13;
+        let pos = Position::from_counts(me, opp).unwrap();
+        let f = shape(&pos, 0);
+        assert_eq!(f[3], 9.0 / 6.0);
+        assert_eq!(f[10], 0.0);
+        // Nothing held beyond our own half: 2.
+        me[15] = 0;
+        me[5] = 15;
+        let pos = Position::from_counts(me, opp).unwrap();
+        assert_eq!(shape(&pos, 0)[3], 2.0);
+        assert_eq!(shape(&pos, 0)[0], 0.0);
+    }
+
+    /// Double shots against the move generator: on each of the 36 rolls, does some legal play
+    /// of the opponent put two more of our checkers on the bar? The unit ignores the rule that
+    /// both dice be played and the number of checkers on a point, so some positions differ;
+    /// nearly all must agree.
+    #[test]
+    fn double_shots_agree_with_the_move_generator() {
+        let mut rng = Rng::new(12);
+        let mut list = PlayList::new();
+        let (mut compared, mut agree, mut with_shots) = (0, 0, 0);
+        for _ in 0..150 {
+            let mut pos = Position::START;
+            for _ in 0..200 {
+                if pos.is_game_over() {
+                    break;
+                }
+                if pos.counts(Side::Opponent)[BAR] == 0 && is_contact(&pos) {
+                    let attack = pos.swapped();
+                    let bar = pos.counts(Side::OnRoll)[BAR];
+                    let mut rolls = 0;
+                    for a in 1..=6u8 {
+                        for b in 1..=6u8 {
+                            attack.generate_plays(Dice::new(a, b).unwrap(), &mut list);
+                            rolls += (0..list.len())
+                                .any(|i| list.result(i).counts(Side::OnRoll)[BAR] >= bar + 2)
+                                as u32;
+                        }
+                    }
+                    let unit = shape(&pos, 0)[4];
+                    compared += 1;
+                    agree += (unit == rolls as f32 / 36.0) as u32;
+                    with_shots += (rolls > 0) as u32;
+                }
+                pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
+            }
+        }
+        assert!(
+            compared > 2000 && with_shots > 200,
+            "{compared} {with_shots}"
+        );
+        assert!(agree * 100 >= compared * 98, "{agree} of {compared}");
+        eprintln!("double shots: {agree} of {compared} agree, {with_shots} with some");
+    }
+
+    /// Wide containment is at least containment (it takes the minimum over more start
+    /// points); the squares are the squares.
+    #[test]
+    fn containment_units_are_consistent() {
+        let mut rng = Rng::new(13);
+        let mut list = PlayList::new();
+        for _ in 0..30 {
+            let mut pos = Position::START;
+            for _ in 0..120 {
+                if pos.is_game_over() {
+                    break;
+                }
+                let d = Inputs::new(&pos).dense();
+                for side in 0..2 {
+                    let c = d[RAW_INPUTS + 2 * FEATURES + side * BLOCKADE_FEATURES];
+                    let f = shape(&pos, side);
+                    assert_eq!(f[7], c * c);
+                    assert!(f[8] >= c);
+                    assert_eq!(f[9], f[8] * f[8]);
+                    assert!(f.iter().all(|v| v.is_finite() && *v >= 0.0 && *v <= 2.0));
+                }
+                pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
+            }
+        }
     }
 }

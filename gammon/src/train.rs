@@ -34,6 +34,9 @@ pub struct TrainOptions {
     pub alpha: f32,
     /// Trace decay λ.
     pub lambda: f32,
+    /// Train the contact net only: the race net is left as it is (it still gives the contact
+    /// net its targets once the race begins). For a race net fitted on labels since.
+    pub freeze_race: bool,
 }
 
 impl Default for TrainOptions {
@@ -41,6 +44,7 @@ impl Default for TrainOptions {
         TrainOptions {
             alpha: 0.1,
             lambda: 0.7,
+            freeze_race: false,
         }
     }
 }
@@ -215,7 +219,14 @@ impl Trainer {
         d: &Probabilities,
         odd: bool,
     ) {
-        let TrainOptions { alpha, lambda } = self.options;
+        let TrainOptions {
+            alpha,
+            lambda,
+            freeze_race,
+        } = self.options;
+        if race && freeze_race {
+            return;
+        }
         let net: &mut Net = if race {
             &mut self.evaluator.race
         } else {
@@ -324,6 +335,31 @@ mod tests {
         assert_eq!(c.games(), 6);
         assert_eq!(a.to_file(), c.to_file());
         assert_ne!(a.to_file(), Trainer::new(12, opts).to_file());
+    }
+
+    /// With the race net frozen the contact net learns and the race net stays as it was, to
+    /// the bit, even over games that end in races; the file records the choice.
+    #[test]
+    fn a_frozen_race_net_is_left_alone() {
+        let opts = TrainOptions {
+            freeze_race: true,
+            ..TrainOptions::default()
+        };
+        let start = Trainer::new(21, opts);
+        let mut t = Trainer::new(21, opts);
+        for _ in 0..8 {
+            t.play_game();
+        }
+        assert_eq!(t.evaluator().race, start.evaluator().race);
+        assert_ne!(t.evaluator().contact, start.evaluator().contact);
+        let file = NetFile::decode(&t.to_file().encode()).unwrap();
+        assert_eq!(file.training, Some(opts));
+        // Without the option both nets learn from the same games (so they reach races).
+        let mut u = Trainer::new(21, TrainOptions::default());
+        for _ in 0..8 {
+            u.play_game();
+        }
+        assert_ne!(u.evaluator().race, start.evaluator().race);
     }
 
     #[test]

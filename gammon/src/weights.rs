@@ -9,7 +9,7 @@
 //! | 2 × 12 | per net: inputs ([`INPUTS`], or an earlier count of [`LAYOUTS`]), hidden units, outputs ([`OUTPUTS`]) |
 //! | 8 | self-play games trained |
 //! | 8 | training RNG state (so that `--resume` continues the same games) |
-//! | 4 | 1 when the learning rate and trace decay follow, 0 when they are unknown |
+//! | 4 | 1 when the learning rate and trace decay follow, 2 when they do and the race net was frozen (`TrainOptions::freeze_race`), 0 when they are unknown |
 //! | 4 | learning rate α (f32; 0 when unknown) |
 //! | 4 | trace decay λ (f32; 0 when unknown) |
 //! | … | per net: `w1` (inputs × hidden, input-major), `b1`, `w2` (outputs × hidden), `b2`, f32 |
@@ -331,7 +331,7 @@ impl NetFile {
         out.extend_from_slice(&self.games.to_le_bytes());
         out.extend_from_slice(&self.rng_state.to_le_bytes());
         let (known, alpha, lambda) = match self.training {
-            Some(t) => (1, t.alpha, t.lambda),
+            Some(t) => (1 + t.freeze_race as u32, t.alpha, t.lambda),
             None => (0, 0.0, 0.0),
         };
         put_u32(&mut out, known);
@@ -370,10 +370,11 @@ impl NetFile {
         let shapes = shapes(&p[4..28])?;
         let training = match u32_at(44) {
             0 => None,
-            1 => {
+            flag @ (1 | 2) => {
                 let t = TrainOptions {
                     alpha: f32_at(48),
                     lambda: f32_at(52),
+                    freeze_race: flag == 2,
                 };
                 if !(t.alpha.is_finite() && t.alpha > 0.0 && (0.0..=1.0).contains(&t.lambda)) {
                     return Err(ShapeError::Training {
@@ -522,6 +523,7 @@ mod tests {
             training: Some(TrainOptions {
                 alpha: 0.05,
                 lambda: 0.6,
+                freeze_race: false,
             }),
         }
     }
@@ -567,8 +569,16 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let f = sample();
+        let mut f = sample();
         assert_eq!(NetFile::decode(&f.encode()).unwrap(), f);
+        // A frozen race net is recorded too.
+        let mut frozen = f.clone();
+        frozen.training.as_mut().unwrap().freeze_race = true;
+        assert_eq!(NetFile::decode(&frozen.encode()).unwrap(), frozen);
+        assert_ne!(frozen.encode(), f.encode());
+        f.training = None;
+        assert_eq!(NetFile::decode(&f.encode()).unwrap(), f);
+        let f = sample();
         let path = scratch("w.tnet");
         let _ = std::fs::remove_file(&path);
         f.save(&path, Existing::Refuse).unwrap();
@@ -725,10 +735,18 @@ mod tests {
         assert!(e.contact.hidden() > 0 && e.race.hidden() > 0);
     }
 
-    /// FNV-1a 64 of a net's floats (`w1`, `b1`, `w2`, `b2`, little-endian).
+    /// FNV-1a 64 of a net's floats (`w1`, `b1`, `w2`, `b2`, little-endian), `w1` cut to
+    /// the smallest of [`LAYOUTS`] beyond which every weight is zero (the padding a file of an
+    /// earlier layout gets), so that a new layout does not change the hash of an old net.
     fn net_hash(net: &Net) -> u64 {
+        let n = net.hidden;
+        let inputs = *LAYOUTS
+            .iter()
+            .find(|&&i| net.w1[i * n..].iter().all(|&w| w == 0.0))
+            .unwrap();
         let mut bytes = Vec::new();
-        for v in net.w1.iter().chain(&net.b1).chain(&net.w2).chain(&net.b2) {
+        let w1 = &net.w1[..inputs * n];
+        for v in w1.iter().chain(&net.b1).chain(&net.w2).chain(&net.b2) {
             bytes.extend_from_slice(&v.to_le_bytes());
         }
         fnv1a64(&bytes)

@@ -36,6 +36,10 @@ pub struct TrainArgs {
     /// Eligibility-trace decay [default: 0.7, or the one in --out with --resume].
     #[arg(long)]
     lambda: Option<f32>,
+    /// Train the contact net only, leaving the race net as it is (for a race net fitted on
+    /// labels since); recorded in --out, so --resume keeps it, with --new-rates too.
+    #[arg(long = "freeze-race")]
+    freeze_race: bool,
     /// Games between checkpoints.
     #[arg(long = "checkpoint-every", default_value_t = 10_000)]
     checkpoint_every: u64,
@@ -62,6 +66,7 @@ fn options(args: &TrainArgs, file: Option<&NetFile>) -> Result<TrainOptions, Cli
     let given = TrainOptions {
         alpha: args.alpha.unwrap_or(defaults.alpha),
         lambda: args.lambda.unwrap_or(defaults.lambda),
+        freeze_race: args.freeze_race,
     };
     if !(given.alpha.is_finite() && given.alpha > 0.0) {
         return Err(CliError::bad_input("--alpha must be a positive number"));
@@ -97,7 +102,16 @@ fn options(args: &TrainArgs, file: Option<&NetFile>) -> Result<TrainOptions, Cli
         return Ok(TrainOptions {
             alpha: args.alpha.unwrap_or(saved.alpha),
             lambda: args.lambda.unwrap_or(saved.lambda),
+            // New rates never thaw a frozen race net (it was fitted apart, on purpose).
+            freeze_race: args.freeze_race || saved.freeze_race,
         });
+    }
+    if args.freeze_race && !saved.freeze_race {
+        return Err(CliError::bad_input(format!(
+            "--freeze-race: {} was trained with both nets; pass --new-rates to go on with the \
+             race net frozen",
+            args.out.display()
+        )));
     }
     Ok(saved)
 }
@@ -154,11 +168,16 @@ pub fn train(args: &TrainArgs) -> CliResult {
     let mut last_report = Instant::now();
     let (mut window_td, mut window_plies, mut window_games) = (0.0f64, 0u64, 0u64);
     eprintln!(
-        "train: {} → {} games, alpha {}, lambda {}, checkpoints every {} to {}",
+        "train: {} → {} games, alpha {}, lambda {}{}, checkpoints every {} to {}",
         first,
         args.games,
         trainer.options().alpha,
         trainer.options().lambda,
+        if trainer.options().freeze_race {
+            ", race net frozen"
+        } else {
+            ""
+        },
         args.checkpoint_every,
         args.out.display()
     );
