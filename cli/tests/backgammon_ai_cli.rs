@@ -324,6 +324,22 @@ fn training_resumes_deterministically() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
+    // --thaw-race trains it again.
+    let o = tabula(&[
+        "backgammon",
+        "train",
+        "--games",
+        "7",
+        "--out",
+        straight.to_str().unwrap(),
+        "--resume",
+        "--new-rates",
+        "--thaw-race",
+        "--bench-games",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

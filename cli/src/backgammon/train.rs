@@ -38,8 +38,11 @@ pub struct TrainArgs {
     lambda: Option<f32>,
     /// Train the contact net only, leaving the race net as it is (for a race net fitted on
     /// labels since); recorded in --out, so --resume keeps it, with --new-rates too.
-    #[arg(long = "freeze-race")]
+    #[arg(long = "freeze-race", conflicts_with = "thaw_race")]
     freeze_race: bool,
+    /// With --resume --new-rates: train the race net again in a file that froze it.
+    #[arg(long = "thaw-race", requires = "new_rates")]
+    thaw_race: bool,
     /// Games between checkpoints.
     #[arg(long = "checkpoint-every", default_value_t = 10_000)]
     checkpoint_every: u64,
@@ -102,8 +105,8 @@ fn options(args: &TrainArgs, file: Option<&NetFile>) -> Result<TrainOptions, Cli
         return Ok(TrainOptions {
             alpha: args.alpha.unwrap_or(saved.alpha),
             lambda: args.lambda.unwrap_or(saved.lambda),
-            // New rates never thaw a frozen race net (it was fitted apart, on purpose).
-            freeze_race: args.freeze_race || saved.freeze_race,
+            // New rates thaw a frozen race net only when asked (it was fitted apart).
+            freeze_race: !args.thaw_race && (args.freeze_race || saved.freeze_race),
         });
     }
     if args.freeze_race && !saved.freeze_race {
