@@ -277,69 +277,44 @@ fn training_resumes_deterministically() {
     // The trained file is usable as --weights.
     assert_weights_play(&straight);
     // It was trained with both nets: freezing the race net on resume must be asked for.
-    let out = straight.to_str().unwrap();
-    let resume = [
-        "backgammon",
-        "train",
-        "--games",
-        "4",
-        "--out",
-        out,
-        "--resume",
-        "--bench-games",
-        "0",
+    // Resumes `straight` to `games` with `extra` options: whether the run says its race net
+    // is frozen (the run must succeed).
+    let resume_frozen = |games: &str, extra: &[&str]| -> bool {
+        let mut args = vec![
+            "backgammon",
+            "train",
+            "--games",
+            games,
+            "--out",
+            straight.to_str().unwrap(),
+            "--resume",
+            "--bench-games",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        let o = tabula(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).contains("race net frozen")
+    };
+    assert_bad_input(
+        &[
+            "backgammon",
+            "train",
+            "--games",
+            "4",
+            "--out",
+            straight.to_str().unwrap(),
+            "--resume",
+            "--freeze-race",
+        ],
         "--freeze-race",
-        "--new-rates",
-    ];
-    assert_bad_input(&resume[..10], "--freeze-race");
-    let o = tabula(&resume);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
-    // A later resume keeps it frozen without being told, with new rates too.
-    let o = tabula(&[
-        "backgammon",
-        "train",
-        "--games",
-        "5",
-        "--out",
-        straight.to_str().unwrap(),
-        "--resume",
-        "--bench-games",
-        "0",
-    ]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
-    let o = tabula(&[
-        "backgammon",
-        "train",
-        "--games",
-        "6",
-        "--out",
-        straight.to_str().unwrap(),
-        "--resume",
-        "--new-rates",
-        "--alpha",
-        "0.05",
-        "--bench-games",
-        "0",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
-    // --thaw-race trains it again.
-    let o = tabula(&[
-        "backgammon",
-        "train",
-        "--games",
-        "7",
-        "--out",
-        straight.to_str().unwrap(),
-        "--resume",
-        "--new-rates",
-        "--thaw-race",
-        "--bench-games",
-        "0",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(!String::from_utf8_lossy(&o.stderr).contains("race net frozen"));
+    );
+    assert!(resume_frozen("4", &["--freeze-race", "--new-rates"]));
+    // A later resume keeps it frozen without being told, with new rates too; --thaw-race
+    // trains it again.
+    assert!(resume_frozen("5", &[]));
+    assert!(resume_frozen("6", &["--new-rates", "--alpha", "0.05"]));
+    assert!(!resume_frozen("7", &["--new-rates", "--thaw-race"]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

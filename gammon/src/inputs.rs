@@ -612,44 +612,62 @@ mod tests {
         assert_eq!(features(&pos, 0)[0], 16.0 / 36.0);
     }
 
-    /// The shots feature against the move generator: on each of the 21 rolls, does some legal
-    /// play of the opponent send one of our checkers to the bar? Positions from random games,
-    /// the opponent not on the bar (then only the bar moves first, which the feature ignores).
-    /// The feature ignores the rule that both dice be played when possible, so a rare position
-    /// may differ; nearly all must agree exactly.
-    #[test]
-    fn shots_agree_with_the_move_generator() {
+    /// Contact positions from random games (`games` of them from `seed`), the opponent not on
+    /// the bar (then only the bar moves first, which the shot units ignore).
+    pub(super) fn random_contact_positions(seed: u64, games: usize) -> Vec<Position> {
         use crate::baseline::{roll, Player};
         use crate::rng::Rng;
-        use tabula_engine::backgammon::{Dice, PlayList};
-        let mut rng = Rng::new(11);
+        use tabula_engine::backgammon::PlayList;
+        let mut rng = Rng::new(seed);
         let mut list = PlayList::new();
-        let (mut compared, mut agree, mut with_shots) = (0, 0, 0);
-        for _ in 0..100 {
+        let mut out = Vec::new();
+        for _ in 0..games {
             let mut pos = Position::START;
             for _ in 0..200 {
                 if pos.is_game_over() {
                     break;
                 }
                 if pos.counts(Side::Opponent)[BAR] == 0 && is_contact(&pos) {
-                    let attack = pos.swapped();
-                    let mut rolls = 0;
-                    for a in 1..=6u8 {
-                        for b in 1..=6u8 {
-                            attack.generate_plays(Dice::new(a, b).unwrap(), &mut list);
-                            let bar = pos.counts(Side::OnRoll)[BAR];
-                            rolls += (0..list.len())
-                                .any(|i| list.result(i).counts(Side::OnRoll)[BAR] > bar)
-                                as u32;
-                        }
-                    }
-                    let shots = Inputs::new(&pos).dense()[RAW_INPUTS];
-                    compared += 1;
-                    agree += (shots == rolls as f32 / 36.0) as u32;
-                    with_shots += (rolls > 0) as u32;
+                    out.push(pos);
                 }
                 pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
             }
+        }
+        out
+    }
+
+    /// Of the 36 rolls, those on which some legal play of the opponent puts at least `hits`
+    /// more of our checkers on the bar (the move generator's answer).
+    pub(super) fn rolls_hitting(pos: &Position, hits: u8) -> u32 {
+        use tabula_engine::backgammon::{Dice, PlayList};
+        let mut list = PlayList::new();
+        let attack = pos.swapped();
+        let bar = pos.counts(Side::OnRoll)[BAR];
+        let mut rolls = 0;
+        for a in 1..=6u8 {
+            for b in 1..=6u8 {
+                attack.generate_plays(Dice::new(a, b).unwrap(), &mut list);
+                rolls += (0..list.len())
+                    .any(|i| list.result(i).counts(Side::OnRoll)[BAR] >= bar + hits)
+                    as u32;
+            }
+        }
+        rolls
+    }
+
+    /// The shots feature against the move generator: on each of the 36 rolls, does some legal
+    /// play of the opponent send one of our checkers to the bar? The feature ignores the rule
+    /// that both dice be played when possible, so a rare position may differ; nearly all must
+    /// agree exactly.
+    #[test]
+    fn shots_agree_with_the_move_generator() {
+        let (mut compared, mut agree, mut with_shots) = (0, 0, 0);
+        for pos in random_contact_positions(11, 100) {
+            let rolls = rolls_hitting(&pos, 1);
+            let shots = Inputs::new(&pos).dense()[RAW_INPUTS];
+            compared += 1;
+            agree += (shots == rolls as f32 / 36.0) as u32;
+            with_shots += (rolls > 0) as u32;
         }
         assert!(
             compared > 2000 && with_shots > 500,
@@ -841,41 +859,18 @@ mod shape_tests {
     /// nearly all must agree.
     #[test]
     fn double_shots_agree_with_the_move_generator() {
-        let mut rng = Rng::new(12);
-        let mut list = PlayList::new();
         let (mut compared, mut agree, mut with_shots) = (0, 0, 0);
-        for _ in 0..150 {
-            let mut pos = Position::START;
-            for _ in 0..200 {
-                if pos.is_game_over() {
-                    break;
-                }
-                if pos.counts(Side::Opponent)[BAR] == 0 && is_contact(&pos) {
-                    let attack = pos.swapped();
-                    let bar = pos.counts(Side::OnRoll)[BAR];
-                    let mut rolls = 0;
-                    for a in 1..=6u8 {
-                        for b in 1..=6u8 {
-                            attack.generate_plays(Dice::new(a, b).unwrap(), &mut list);
-                            rolls += (0..list.len())
-                                .any(|i| list.result(i).counts(Side::OnRoll)[BAR] >= bar + 2)
-                                as u32;
-                        }
-                    }
-                    let unit = shape(&pos, 0)[4];
-                    compared += 1;
-                    agree += (unit == rolls as f32 / 36.0) as u32;
-                    with_shots += (rolls > 0) as u32;
-                }
-                pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
-            }
+        for pos in super::tests::random_contact_positions(12, 150) {
+            let rolls = super::tests::rolls_hitting(&pos, 2);
+            compared += 1;
+            agree += (shape(&pos, 0)[4] == rolls as f32 / 36.0) as u32;
+            with_shots += (rolls > 0) as u32;
         }
         assert!(
             compared > 2000 && with_shots > 200,
             "{compared} {with_shots}"
         );
         assert!(agree * 100 >= compared * 98, "{agree} of {compared}");
-        eprintln!("double shots: {agree} of {compared} agree, {with_shots} with some");
     }
 
     /// Wide containment is at least containment (it takes the minimum over more start
