@@ -19,14 +19,15 @@ fn main() -> ExitCode {
         eprintln!("usage: splice_race CONTACT.tnet RACE.tnet OUT.tnet");
         return ExitCode::from(2);
     };
-    let load = |p: &str| NetFile::load(Path::new(p)).map_err(|e| format!("{p}: {e}"));
+    // The weights errors name the file already.
+    let load = |p: &str| NetFile::load(Path::new(p)).map_err(|e| e.to_string());
     let result = load(contact).and_then(|mut file| {
         file.evaluator.race = load(race)?.evaluator.race;
         if let Some(t) = file.training.as_mut() {
             t.freeze_race = true;
         }
         file.save(Path::new(out), Existing::Refuse)
-            .map_err(|e| format!("{out}: {e}"))
+            .map_err(|e| e.to_string())
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -207,12 +207,15 @@ fn mirror(mask: u32) -> u32 {
     (mask.reverse_bits() >> 6) & 0x1FF_FFFE
 }
 
+/// Travel coordinates 0 to 24 (bit `v` at `v` pips from the mover's bar): what a shift past
+/// the board leaves out.
+const BOARD: u32 = 0x1FF_FFFF;
+
 /// The points checkers at `from` can land on with the roll `d1`-`d2`, each moving alone, in
 /// travel coordinates (bit `v` at `v` pips from the mover's bar, up to 24): a die may carry a
 /// checker over a `blocked` point but a later die may not start from one. Landing on a
 /// `blocked` point is included; callers mask it out where it matters.
 fn reach(from: u32, blocked: u32, d1: u32, d2: u32) -> u32 {
-    const BOARD: u32 = 0x1FF_FFFF;
     let open = !blocked;
     if d1 == d2 {
         let mut cur = from;
@@ -455,7 +458,6 @@ fn double_shots(me: &PointMasks, them: &PointMasks) -> u32 {
     if me.blots.count_ones() < 2 {
         return 0;
     }
-    const BOARD: u32 = 0x1FF_FFFF;
     // Where the other side's checkers start, in its travel coordinates (= our numbering), and
     // those points that have two checkers or more to send.
     let (from, several) = if them.on_bar {
@@ -504,7 +506,6 @@ fn two_checkers(a: u32, b: u32, d1: u32, d2: u32, several: u32) -> bool {
 /// `from` through the `open` points: two checkers whose moves add up to four at most, or one
 /// checker hitting on its way to another.
 fn double_hits(from: u32, open: u32, blots: u32, d: u32) -> bool {
-    const BOARD: u32 = 0x1FF_FFFF;
     // `first[k]`: the blots some checker first reaches after `k` moves.
     let mut first = [0u32; 5];
     let (mut cur, mut seen) = (from, 0u32);
@@ -800,8 +801,8 @@ mod shape_tests {
     #[test]
     fn mobility_counts_each_checker_by_its_escapes() {
         // One checker on our 20-point (14 pips from home) against the opponent's bar point
-        // (our 18-point, 2 pips on: any roll with a 2 alone cannot pass... by the table) and
-        // one on our 8-point with nothing in front.
+        // (our 18-point, 2 pips on): every roll passes it but 1-1 (stopped on our 19-point)
+        // and 2-2 (blocked), 34 of 36; and one on our 8-point with nothing in front.
         let mut me = [0u8; 25];
         let mut opp = [0u8; 25];
         me[19] = 1;
@@ -809,8 +810,7 @@ mod shape_tests {
         opp[6] = 2; // its 7-point = our 18-point
         opp[0] = 13;
         let pos = Position::from_counts(me, opp).unwrap();
-        let from_20 = ESCAPES[1 << 1] as f32; // the point 2 pips on held
-        let expected = (from_20 * 14.0 + 36.0 * 2.0) / 3600.0;
+        let expected = (34.0 * 14.0 + 36.0 * 2.0) / 3600.0;
         assert_eq!(shape(&pos, 0)[5], expected);
         // The opponent's checkers: 13 on its ace point, home; 2 on its 7-point, one pip out,
         // with our 8-point's blot no block: 2 × 36 × 1.
