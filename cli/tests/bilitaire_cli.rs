@@ -412,3 +412,83 @@ fn search_options_are_validated_alike() {
         assert_bad_input(&["bilitaire", cmd, "--time", "0"], "--time");
     }
 }
+
+/// `solve --at-least X` proves one bound: on a position small enough for plain minimax, the
+/// test at the minimax value holds (lower bound X, with the slider's move that keeps it, whose
+/// child minimax values at X or more) and the test one above fails (upper bound X − 1); bad
+/// thresholds and the wrong command are bad input.
+#[test]
+fn at_least_proves_one_bound_checked_by_minimax() {
+    use tabula_engine::bilitaire::Position;
+    use tabula_engine::Game;
+    let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
+    let pos = Position::parse(text).expect("valid position");
+    let mut budget = 10_000_000;
+    let value = i64::from(tabula_solver::minimax::minimax(&pos, &mut budget).expect("small"));
+    let test = |x: i64| {
+        let x = x.to_string();
+        common::json_output(&[
+            "bilitaire",
+            "solve",
+            "--position",
+            text,
+            "--at-least",
+            &x,
+            "--json",
+        ])
+    };
+    let holds = test(value);
+    assert_eq!(holds["lower"], value, "{holds}");
+    assert_eq!(holds["value"], serde_json::Value::Null, "{holds}");
+    let best = holds["best"]
+        .as_str()
+        .expect("the slider's move that keeps it");
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let mv = *moves.iter().find(|m| m.to_string() == best).expect("legal");
+    let mut budget = 10_000_000;
+    let after = tabula_solver::minimax::minimax(&pos.play(mv), &mut budget).expect("small");
+    assert!(i64::from(after) >= value, "{best} leaves {after}");
+    let fails = test(value + 1);
+    assert_eq!(fails["upper"], value, "{fails}");
+    assert_eq!(fails["best"], serde_json::Value::Null, "{fails}");
+    // Stopped by a limit before the test is decided: the position's whole range, no move.
+    let stopped = common::json_output(&[
+        "bilitaire",
+        "solve",
+        "--at-least",
+        "30",
+        "--nodes",
+        "20000",
+        "--json",
+    ]);
+    assert_eq!(stopped["stopped"], true, "{stopped}");
+    assert_eq!(
+        (&stopped["lower"], &stopped["upper"]),
+        (&1.into(), &47.into())
+    );
+    assert_eq!(stopped["best"], serde_json::Value::Null, "{stopped}");
+    let balls = text.matches('o').count();
+    assert_bad_input(
+        &[
+            "bilitaire",
+            "solve",
+            "--position",
+            text,
+            "--at-least",
+            &(balls + 1).to_string(),
+        ],
+        "X must be from",
+    );
+    assert_bad_input(
+        &[
+            "bilitaire",
+            "analyze",
+            "--position",
+            text,
+            "--at-least",
+            "2",
+        ],
+        "--at-least is a test of `solve`",
+    );
+}

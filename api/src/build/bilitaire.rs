@@ -4,7 +4,7 @@ use super::{millis, names};
 use crate::bilitaire::{OptionValue, SolveReport};
 use tabula_engine::bilitaire::{Move, Position, Side};
 use tabula_engine::Scored;
-use tabula_solver::{Analysis, MoveValue, Solve, Stats};
+use tabula_solver::{Analysis, MoveValue, Proof, Solve, Stats};
 
 /// Who moves, as the reports spell it: `slider`, or `ball` (the opening removal and every
 /// jump).
@@ -57,6 +57,33 @@ impl SolveReport {
                 upper: Some(upper),
                 ..SolveReport::blank(pos, stats)
             },
+        }
+    }
+
+    /// The report of one test, "are at least `x` balls left under best play?" (`solve
+    /// --at-least X`): the bound it proves (`lower` = `x` when it holds, `upper` = `x − 1`
+    /// when it fails; the other bound the position's own), and the first move that keeps the
+    /// mover's side of the test where it is the mover's (`best`, also the one-move `pv`).
+    /// Stopped by a limit before the test was decided, it reports the position's whole range.
+    pub fn from_at_least(pos: &Position, x: i32, proof: Proof<Move>, stats: Stats) -> SolveReport {
+        let (holds, best, stopped) = match proof {
+            Proof::Proven { holds, best } => (Some(holds), best, false),
+            Proof::Stopped { holds, .. } => (holds, None, true),
+        };
+        let (lo, hi) = pos.value_bounds();
+        let (lower, upper) = match holds {
+            Some(true) => (x, hi),
+            Some(false) => (lo, x - 1),
+            None => (lo, hi),
+        };
+        let best: Option<String> = best.map(|m| m.to_string());
+        SolveReport {
+            stopped,
+            lower: Some(lower),
+            upper: Some(upper),
+            pv: best.iter().cloned().collect(),
+            best,
+            ..SolveReport::blank(pos, stats)
         }
     }
 

@@ -8,6 +8,7 @@ use clap::Args as ClapArgs;
 use std::time::Duration;
 use tabula_api::bilitaire::{OptionValue, SolveReport};
 use tabula_engine::bilitaire::{Position, Side};
+use tabula_engine::Scored;
 use tabula_solver::driver::{Driver, Limits};
 use tabula_solver::AtomicTable;
 
@@ -24,6 +25,11 @@ pub struct SolveArgs {
     /// Key the table without the symmetry reduction.
     #[arg(long)]
     no_symmetry: bool,
+    /// `solve` only: prove one bound instead of the value, the answer to "are at least X
+    /// balls left under best play?" (a single null-window test, far cheaper than the value
+    /// when X is far from it); with the first move that keeps the mover's side of it.
+    #[arg(long, value_name = "X", allow_negative_numbers = true)]
+    at_least: Option<i32>,
     #[command(flatten)]
     table: TableArg,
 }
@@ -36,9 +42,33 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
             pos.ball_count()
         )));
     }
+    if let Some(x) = args.at_least {
+        if mode == Mode::Analyze || args.options {
+            return Err(CliError::bad_input(
+                "--at-least is a test of `solve` alone, without --options",
+            ));
+        }
+        let (lo, hi) = pos.value_bounds();
+        if x <= lo || x > hi {
+            return Err(CliError::bad_input(format!(
+                "--at-least {x}: this position leaves {lo} to {hi} balls, so X must be from {} \
+                 to {hi}",
+                lo + 1
+            )));
+        }
+    }
     let symmetry = !args.no_symmetry;
     let context = common::bilitaire_table_context(pos.rules(), symmetry);
     common::run_search(pos, &args.search, &args.table, symmetry, context, |s| {
+        if let Some(x) = args.at_least {
+            let report = common::with_progress(
+                s.driver,
+                |_, _| format!("testing: at least {x} balls left?"),
+                s.file,
+                || SolveReport::from_at_least(pos, x, s.driver.prove(pos, x), s.driver.stats()),
+            );
+            return print_at_least(&report, x, json);
+        }
         let mut report = match mode {
             Mode::Solve => common::with_progress(
                 s.driver,
@@ -89,6 +119,27 @@ fn slider_options(
         .iter()
         .map(OptionValue::from_move_value)
         .collect()
+}
+
+/// The answer of `solve --at-least X`, in words.
+fn print_at_least(report: &SolveReport, x: i32, json: bool) -> CliResult {
+    if json {
+        return common::print_json(report);
+    }
+    match (report.lower, report.upper) {
+        (Some(lower), _) if lower == x => {
+            println!("proven: at least {x} balls left under best play")
+        }
+        (_, Some(upper)) if upper == x - 1 => {
+            println!("proven: fewer than {x} balls left under best play (at most {upper})")
+        }
+        _ => println!("stopped before the test \"at least {x} balls left\" was decided"),
+    }
+    if let Some(best) = &report.best {
+        println!("best {best}");
+    }
+    println!("nodes {} time {} ms", report.nodes, report.time_ms);
+    Ok(())
 }
 
 fn print(report: &SolveReport, json: bool) -> CliResult {
