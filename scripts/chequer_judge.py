@@ -31,6 +31,8 @@ The set:
 - Selection: DECISIONS drawn round-robin over contact, race, bear-off (a third each where
   available; a class that has run out is skipped and the others fill in), each class's list
   shuffled with SEED, drawn in that order, positions with fewer than 2 plays passed over.
+  --classes race (say) draws from that class alone, in the same order: the first race
+  decisions are the full set's, then more (a sharper measure of one net).
 
 The plays: Tabula's move list gives every legal play with the Position ID after it. That ID is
 gnubg's ordinary Position ID of the position after the move with the turn passed, i.e. from
@@ -228,16 +230,20 @@ def tabula_choice(args, d, plies, weights):
     return j["moves"][0]["play"]
 
 
-def draw(cands, n, seed, moves_of):
-    """Round-robin over CLASSES from each class's seeded shuffle (see the module docstring)."""
+def draw(cands, n, seed, moves_of, classes=CLASSES):
+    """Round-robin over `classes` from each class's seeded shuffle (see the module docstring).
+
+    Every class is shuffled whichever are drawn, so a class's order is the same in any run of
+    the seed: a run of fewer classes draws the decisions of the full set first."""
     rng = random.Random(seed)
     pools = {c: [x for x in cands if x["class"] == c] for c in CLASSES}
     for c in CLASSES:
         rng.shuffle(pools[c])
         pools[c].reverse()  # pop() from the end takes them in shuffled order
+    pools = {c: pools[c] for c in classes}
     out, skipped = [], 0
     while len(out) < n and any(pools.values()):
-        for c in CLASSES:
+        for c in classes:
             while len(out) < n and pools[c]:
                 d = pools[c].pop()
                 plays = moves_of(d)
@@ -254,6 +260,8 @@ def main():
     ap.add_argument("--games", type=int, default=150, help="gnubg self-play games")
     ap.add_argument("--decisions", type=int, default=600, help="decisions in the set")
     ap.add_argument("--plies", default="0,2", help="Tabula's depths, comma-separated")
+    ap.add_argument("--classes", default=",".join(CLASSES),
+                    help="the classes drawn from, comma-separated (default all: %(default)s)")
     ap.add_argument("--weights", nargs="+", default=[], metavar="W",
                     help="also judge Tabula with these weights files")
     default_bin = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release",
@@ -278,6 +286,10 @@ def main():
         ap.error("--plies must be depths like 0,2")
     if not plies or any(not 0 <= p <= 3 for p in plies) or len(set(plies)) != len(plies):
         ap.error("--plies must be distinct depths from 0 to 3")
+    classes = a.classes.split(",")
+    if not classes or any(c not in CLASSES for c in classes) or len(set(classes)) != len(classes):
+        ap.error("--classes must be distinct names from %s" % ",".join(CLASSES))
+    a.classes = [c for c in CLASSES if c in classes]
     for w in a.weights:
         if not os.path.isfile(w):
             ap.error("no weights file %s" % w)
@@ -308,7 +320,7 @@ def run(a, plies):
     avail = {c: sum(x["class"] == c for x in cands) for c in CLASSES}
 
     t0 = time.time()
-    dec, skipped = draw(cands, a.decisions, a.seed, lambda d: tabula_moves(a, d))
+    dec, skipped = draw(cands, a.decisions, a.seed, lambda d: tabula_moves(a, d), a.classes)
     # The engines Tabula plays as, in table order: (name, plies, weights file or None).
     tab = [("Tabula %d-ply" % k, k, None) for k in plies]
     tab += [("Tabula %d-ply (%s)" % (k, os.path.basename(w)), k, w)
