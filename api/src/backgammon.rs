@@ -131,6 +131,12 @@ pub struct BaselineReport {
     pub games: u64,
     pub opponent: String,
     pub points_per_game: f64,
+    /// `baseline --from`: the standard error of `points_per_game` over the duplicate pairs.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub points_per_game_se: Option<f64>,
+    /// `baseline --from`: the positions the pairs started from.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub positions: Option<u64>,
     pub win_rate: f64,
     pub wins: u64,
 }

@@ -335,6 +335,85 @@ fn baseline_reports_a_win_rate() {
     assert!(v["win_rate"].as_f64().unwrap() > 0.7, "{v}");
 }
 
+/// `baseline --from FILE`: duplicate games from the positions of a file (comments and blank
+/// lines skipped), two a position, the report with the pairs' standard error; the shipped net
+/// against itself scores exactly nothing, against the random player something; a bad line,
+/// a finished game, an empty or a missing file is one error line naming it.
+#[test]
+fn baseline_from_positions_plays_duplicate_pairs() {
+    let dir = scratch("from");
+    let shipped = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../gammon/data/backgammon.tnet"
+    );
+    let file = dir.join("starts.txt");
+    // The start, a race and a contact position, as `label` writes them (ID first).
+    std::fs::write(
+        &file,
+        "# tabula-labels 1\n4HPwATDgc/ABMA 0.5\n\nCwAAYHgGBzYAAA\nu7sHAADYzgyMAQ 1 2\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let run = |opponent: &str| {
+        json_of(&[
+            "backgammon",
+            "baseline",
+            "--from",
+            path,
+            "--opponent",
+            opponent,
+            "--json",
+        ])
+    };
+    let same = run(shipped);
+    assert_eq!((&same["games"], &same["positions"]), (&6.into(), &3.into()));
+    assert_eq!(same["points_per_game"], 0.0, "{same}");
+    assert_eq!(same["points_per_game_se"], 0.0, "{same}");
+    let random = run("random");
+    assert_eq!(random["games"], 6, "{random}");
+    assert!(random["points_per_game_se"].as_f64().is_some(), "{random}");
+    let bad = |text: &str, expected: &str| {
+        std::fs::write(&file, text).unwrap();
+        assert_bad_input(
+            &[
+                "backgammon",
+                "baseline",
+                "--from",
+                path,
+                "--opponent",
+                "pip",
+            ],
+            expected,
+        );
+    };
+    bad("4HPwATDgc/ABMA\nnot-an-id\n", "line 2: bad Position ID");
+    // Everything of the player on roll borne off: the game is over.
+    let mut theirs = [0u8; 25];
+    theirs[0] = 15;
+    let over = tabula_engine::backgammon::Position::from_counts([0; 25], theirs).unwrap();
+    bad(
+        &format!("{}\n", over.position_id()),
+        "line 1: the game is over",
+    );
+    bad("# nothing\n\n", "no positions");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_bad_input(
+        &[
+            "backgammon",
+            "baseline",
+            "--from",
+            path,
+            "--opponent",
+            "pip",
+        ],
+        "--from",
+    );
+    assert_bad_input(
+        &["backgammon", "baseline", "--from", path, "--games", "10"],
+        "cannot be used with",
+    );
+}
+
 /// `baseline --bearoff FILE` gives both nets exact bear-offs; a missing file is one error line.
 #[test]
 fn baseline_with_exact_bear_offs() {

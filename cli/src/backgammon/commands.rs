@@ -12,7 +12,7 @@ use tabula_api::build::backgammon::side_to_move;
 use tabula_api::report::{MoveEntry, MovesReport};
 use tabula_engine::backgammon::{Position, Side};
 use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice};
-use tabula_gammon::baseline::{versus, Player};
+use tabula_gammon::baseline::{versus, versus_from, Player};
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::{equity as cubeless_equity, SearchOptions};
 
@@ -159,6 +159,7 @@ fn print_evaluation(
 /// `baseline`: the net (0-ply) against a simple opponent.
 pub(crate) fn baseline(
     games: u64,
+    from: Option<&Path>,
     seed: u64,
     opponent: &str,
     weights: Option<&Path>,
@@ -190,9 +191,13 @@ pub(crate) fn baseline(
     if games == 0 {
         return Err(CliError::bad_input("--games must be at least 1"));
     }
+    let starts = from.map(start_positions).transpose()?;
     let eval = exact(load_net(weights)?);
     let started = Instant::now();
-    let r = versus(Player::Net(&eval), opp, games, seed);
+    let r = match &starts {
+        Some(starts) => versus_from(Player::Net(&eval), opp, starts, seed),
+        None => versus(Player::Net(&eval), opp, games, seed),
+    };
     if json {
         return print_json(&BaselineReport {
             backgammons: r.backgammons,
@@ -200,12 +205,27 @@ pub(crate) fn baseline(
             games: r.games,
             opponent: opponent.to_string(),
             points_per_game: r.ppg(),
+            points_per_game_se: r.pair_se(),
+            positions: starts.as_ref().map(|s| s.len() as u64),
             win_rate: r.win_rate(),
             wins: r.wins,
         });
     }
+    let from = match (from, &starts) {
+        (Some(path), Some(starts)) => format!(
+            " (duplicate games from the {} positions of {}; {:+.4}{} points/game)",
+            starts.len(),
+            path.display(),
+            r.ppg(),
+            match r.pair_se() {
+                Some(se) => format!(" ± {se:.4} (one standard error over the pairs)"),
+                None => String::new(),
+            }
+        ),
+        _ => String::new(),
+    };
     println!(
-        "net (0-ply) vs {name}: {} wins of {} ({:.1}%), {:+.3} points/game, {} gammons, {} backgammons won",
+        "net (0-ply) vs {name}{from}: {} wins of {} ({:.1}%), {:+.3} points/game, {} gammons, {} backgammons won",
         r.wins,
         r.games,
         100.0 * r.win_rate(),
@@ -215,6 +235,38 @@ pub(crate) fn baseline(
     );
     eprintln!("{:.1} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The positions of `baseline --from FILE`: the first word of each line not blank and not
+/// starting with `#`, a gnubg Position ID of a game still going on.
+fn start_positions(path: &Path) -> Result<Vec<Position>, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::bad_input(format!("--from {}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let Some(id) = line.split_whitespace().next() else {
+            continue;
+        };
+        if id.starts_with('#') {
+            continue;
+        }
+        let bad = |why: String| {
+            CliError::bad_input(format!("--from {} line {}: {why}", path.display(), n + 1))
+        };
+        let pos = Position::from_position_id(id)
+            .map_err(|e| bad(format!("bad Position ID {id:?}: {e}")))?;
+        if pos.is_game_over() {
+            return Err(bad(format!("the game is over in {id}")));
+        }
+        out.push(pos);
+    }
+    if out.is_empty() {
+        return Err(CliError::bad_input(format!(
+            "--from {}: no positions",
+            path.display()
+        )));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

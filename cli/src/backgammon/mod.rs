@@ -94,6 +94,12 @@ enum Command {
         /// Games to play (the net rolls first in every other game).
         #[arg(long, default_value_t = 1000)]
         games: u64,
+        /// Duplicate games from the positions in FILE instead of games from the start: one
+        /// gnubg Position ID a line (the player on roll to play; the first word of a line, so
+        /// `label` files serve; lines starting with `#` are skipped), each played twice with
+        /// the same dice, the net on roll in one game and the opponent in the other.
+        #[arg(long, value_name = "FILE", conflicts_with = "games")]
+        from: Option<PathBuf>,
         /// Seed of the dice.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -154,6 +160,7 @@ pub fn run(args: Args) -> CliResult {
         Command::External(args) => external::run(args),
         Command::Baseline {
             games,
+            from,
             seed,
             opponent,
             weights,
@@ -161,6 +168,7 @@ pub fn run(args: Args) -> CliResult {
             json,
         } => commands::baseline(
             games,
+            from.as_deref(),
             seed,
             &opponent,
             weights.as_deref(),
