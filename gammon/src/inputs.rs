@@ -39,7 +39,18 @@
 //! - back game: with two or more points held in the other side's home board, their number
 //!   less one, over 4; with one, the checkers on it over 8 (two units, one of them zero).
 //!
-//! [`INPUTS`] = 234. The contact and race nets take the same inputs. Each earlier layout
+//! Then [`RACE_FEATURES`] more per side (on roll first), set only in races (no contact, see
+//! [`is_contact`]), so the contact net never sees them: the race inputs gnubg's race net is
+//! given and two of ours, added last:
+//! - checkers off: fourteen units, unit `k` one when exactly `k + 1` checkers are off;
+//! - crossovers: the quadrant crossings this side's checkers outside its home board still make
+//!   to get home (a checker on points 7–12 one, 13–18 two, 19–24 three), over 10;
+//! - home distance: the pips that bring every checker of this side home, over 40 (what saving
+//!   a gammon turns on);
+//! - escape distance: the pips that bring every checker of this side out of the other side's
+//!   home board, over 10 (what saving a backgammon turns on).
+//!
+//! [`INPUTS`] = 268. The contact and race nets take the same inputs. Each earlier layout
 //! ([`LAYOUTS`]) is a prefix of the current one, so weights trained on it still load: the
 //! units it lacks get zero weights (see `weights.rs`).
 //!
@@ -62,10 +73,21 @@ pub const BLOCKADE_FEATURES: usize = 2;
 pub const SHAPE_FEATURES: usize = 12;
 /// Where the [`SHAPE_FEATURES`] start.
 const SHAPE_AT: usize = RAW_INPUTS + 2 * FEATURES + 2 * BLOCKADE_FEATURES;
+/// Race units per side, set in races only: checkers off (fourteen units), crossovers, home
+/// distance, escape distance.
+pub const RACE_FEATURES: usize = 17;
+/// Where the [`RACE_FEATURES`] start.
+const RACE_AT: usize = SHAPE_AT + 2 * SHAPE_FEATURES;
 /// Units in all.
-pub const INPUTS: usize = SHAPE_AT + 2 * SHAPE_FEATURES;
+pub const INPUTS: usize = RACE_AT + 2 * RACE_FEATURES;
 /// The input counts weights files have had, oldest first; each is a prefix of the next.
-pub const LAYOUTS: [usize; 4] = [RAW_INPUTS, RAW_INPUTS + 2 * FEATURES, SHAPE_AT, INPUTS];
+pub const LAYOUTS: [usize; 5] = [
+    RAW_INPUTS,
+    RAW_INPUTS + 2 * FEATURES,
+    SHAPE_AT,
+    RACE_AT,
+    INPUTS,
+];
 
 /// The non-zero inputs of a position: `(index, value)` pairs in increasing index order.
 #[derive(Clone, Debug)]
@@ -141,6 +163,39 @@ impl Inputs {
             for (k, &v) in f.iter().enumerate() {
                 if v != 0.0 {
                     x.push(SHAPE_AT + s * SHAPE_FEATURES + k, v);
+                }
+            }
+        }
+        // Contact as `is_contact` decides it, from the masks: the sides' rearmost points (the
+        // bar 25, none 0) overlap.
+        let back = masks.map(|m| 31 - (m.any | (m.on_bar as u32) << 25 | 1).leading_zeros());
+        let race = back[0] == 0 || back[1] == 0 || back[0] + back[1] <= 25;
+        if race {
+            for (s, counts) in counts.iter().enumerate() {
+                let base = RACE_AT + s * RACE_FEATURES;
+                let on_board: u32 = counts.iter().map(|&n| n as u32).sum();
+                let off = 15 - on_board.min(15) as usize;
+                if (1..=14).contains(&off) {
+                    x.push(base + off - 1, 1.0);
+                }
+                let crossings: u32 = (6..BAR).map(|i| (i / 6) as u32 * counts[i] as u32).sum();
+                if crossings > 0 {
+                    x.push(base + 14, crossings as f32 / 10.0);
+                }
+                // Point i + 1 is i − 5 pips from home and i − 17 from leaving the other
+                // side's home board: the distances a gammon and a backgammon turn on.
+                let (mut home, mut out) = (0u32, 0u32);
+                for (i, &n) in counts.iter().enumerate().take(BAR).skip(6) {
+                    home += (i as u32 - 5) * n as u32;
+                    if i >= 18 {
+                        out += (i as u32 - 17) * n as u32;
+                    }
+                }
+                if home > 0 {
+                    x.push(base + 15, home as f32 / 40.0);
+                }
+                if out > 0 {
+                    x.push(base + 16, out as f32 / 10.0);
                 }
             }
         }
@@ -551,6 +606,83 @@ pub fn is_contact(pos: &Position) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The race units: zero wherever there is contact; in races, the one-hot count of the
+    /// checkers off and the crossovers, counted checker by checker from the engine's own
+    /// position (off counts and point numbers), over random games to their end.
+    #[test]
+    fn race_units() {
+        use crate::baseline::{roll, Player};
+        use crate::rng::Rng;
+        use tabula_engine::backgammon::PlayList;
+        let mut rng = Rng::new(17);
+        let mut list = PlayList::new();
+        let (mut races, mut contacts, mut with_off) = (0, 0, 0);
+        for _ in 0..60 {
+            let mut pos = Position::START;
+            while !pos.is_game_over() {
+                let d = Inputs::new(&pos).dense();
+                let units = &d[RACE_AT..INPUTS];
+                if is_contact(&pos) {
+                    contacts += 1;
+                    assert!(units.iter().all(|&v| v == 0.0), "{pos}");
+                } else {
+                    races += 1;
+                    for (s, side) in [Side::OnRoll, Side::Opponent].into_iter().enumerate() {
+                        let mut want = [0.0f32; RACE_FEATURES];
+                        let off = pos.off(side) as usize;
+                        if off > 0 {
+                            want[off - 1] = 1.0;
+                            with_off += 1;
+                        }
+                        let (mut crossings, mut home, mut out) = (0, 0, 0);
+                        for (i, &n) in pos.counts(side).iter().enumerate() {
+                            // A checker on point p = i + 1 crosses into each lower quadrant,
+                            // is p − 6 pips from home and p − 18 from leaving the other side's.
+                            let p = i + 1;
+                            for _ in 0..n {
+                                crossings += p.div_ceil(6) - 1;
+                                home += p.saturating_sub(6);
+                                out += p.saturating_sub(18);
+                            }
+                        }
+                        want[14] = crossings as f32 / 10.0;
+                        want[15] = home as f32 / 40.0;
+                        want[16] = out as f32 / 10.0;
+                        let got = &units[s * RACE_FEATURES..(s + 1) * RACE_FEATURES];
+                        assert_eq!(got, &want[..], "{pos}, side {s}");
+                    }
+                }
+                pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
+            }
+        }
+        assert!(
+            races > 500 && contacts > 500 && with_off > 500,
+            "{races} {contacts} {with_off}"
+        );
+    }
+
+    /// A race by hand: three checkers off and two on the 8-point and one on the 14-point
+    /// (crossovers 1 + 1 + 2, pips to home 2 + 2 + 8) against one off and the rest at home.
+    #[test]
+    fn race_units_by_hand() {
+        let mut me = [0u8; 25];
+        me[7] = 2;
+        me[13] = 1;
+        me[0] = 9;
+        let mut opp = [0u8; 25];
+        opp[5] = 14;
+        let pos = Position::from_counts(me, opp).unwrap();
+        assert!(!is_contact(&pos));
+        let d = Inputs::new(&pos).dense();
+        let mine = &d[RACE_AT..RACE_AT + RACE_FEATURES];
+        let theirs = &d[RACE_AT + RACE_FEATURES..INPUTS];
+        assert_eq!(mine.iter().filter(|&&v| v != 0.0).count(), 3);
+        // Home: 2 + 2 + 8 pips, over 40.
+        assert_eq!((mine[2], mine[14], mine[15]), (1.0, 0.4, 0.3));
+        assert_eq!(theirs.iter().filter(|&&v| v != 0.0).count(), 1);
+        assert_eq!(theirs[0], 1.0);
+    }
 
     #[test]
     fn start_inputs() {
