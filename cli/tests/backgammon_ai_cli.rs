@@ -372,19 +372,17 @@ fn baseline_from_positions_plays_duplicate_pairs() {
     let random = run("random");
     assert_eq!(random["games"], 6, "{random}");
     assert!(random["points_per_game_se"].as_f64().is_some(), "{random}");
+    let against_pip = [
+        "backgammon",
+        "baseline",
+        "--from",
+        path,
+        "--opponent",
+        "pip",
+    ];
     let bad = |text: &str, expected: &str| {
         std::fs::write(&file, text).unwrap();
-        assert_bad_input(
-            &[
-                "backgammon",
-                "baseline",
-                "--from",
-                path,
-                "--opponent",
-                "pip",
-            ],
-            expected,
-        );
+        assert_bad_input(&against_pip, expected);
     };
     bad("4HPwATDgc/ABMA\nnot-an-id\n", "line 2: bad Position ID");
     // Everything of the player on roll borne off: the game is over.
@@ -397,17 +395,7 @@ fn baseline_from_positions_plays_duplicate_pairs() {
     );
     bad("# nothing\n\n", "no positions");
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_bad_input(
-        &[
-            "backgammon",
-            "baseline",
-            "--from",
-            path,
-            "--opponent",
-            "pip",
-        ],
-        "--from",
-    );
+    assert_bad_input(&against_pip, "--from");
     assert_bad_input(
         &["backgammon", "baseline", "--from", path, "--games", "10"],
         "cannot be used with",

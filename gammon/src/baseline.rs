@@ -131,13 +131,7 @@ pub fn versus_from(a: Player, b: Player, starts: &[Position], seed: u64) -> Vers
             let dice = roll(&mut rng);
             let pts = sign * play_out(first, second, *start, dice, &mut rng, Some(&mut choices));
             pair += pts as i64;
-            r.games += 1;
-            r.points += pts as i64;
-            if pts > 0 {
-                r.wins += 1;
-                r.gammons += (pts >= 2) as u64;
-                r.backgammons += (pts >= 3) as u64;
-            }
+            r.add(pts);
         }
         r.pairs += 1;
         r.pair_squares += (pair * pair) as u64;
@@ -165,6 +159,17 @@ impl VersusReport {
     /// The first player's share of games won.
     pub fn win_rate(&self) -> f64 {
         self.wins as f64 / self.games.max(1) as f64
+    }
+
+    /// Counts one game that won `pts` points for the first player (negative: lost).
+    fn add(&mut self, pts: i32) {
+        self.games += 1;
+        self.points += pts as i64;
+        if pts > 0 {
+            self.wins += 1;
+            self.gammons += (pts >= 2) as u64;
+            self.backgammons += (pts >= 3) as u64;
+        }
     }
 
     /// Points per game for the first player.
@@ -195,13 +200,7 @@ pub fn versus(a: Player, b: Player, games: u64, seed: u64) -> VersusReport {
         } else {
             -play_game(b, a, &mut rng)
         };
-        r.games += 1;
-        r.points += pts as i64;
-        if pts > 0 {
-            r.wins += 1;
-            r.gammons += (pts >= 2) as u64;
-            r.backgammons += (pts >= 3) as u64;
-        }
+        r.add(pts);
     }
     r
 }
