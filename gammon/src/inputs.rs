@@ -608,8 +608,9 @@ mod tests {
     use super::*;
 
     /// The race units: zero wherever there is contact; in races, the one-hot count of the
-    /// checkers off and the crossovers, counted checker by checker from the engine's own
-    /// position (off counts and point numbers), over random games to their end.
+    /// checkers off, the crossovers and the distances home and out of the other side's home
+    /// board, counted checker by checker from the engine's own position (off counts and
+    /// point numbers), over random games to their end.
     #[test]
     fn race_units() {
         use crate::baseline::{roll, Player};
