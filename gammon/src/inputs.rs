@@ -106,6 +106,8 @@ impl Inputs {
             len: 0,
         };
         let counts = [pos.counts(Side::OnRoll), pos.counts(Side::Opponent)];
+        // Checkers borne off, each side (for the race units too).
+        let mut offs = [0u32; 2];
         for (s, counts) in counts.iter().enumerate() {
             let base = s * SIDE_INPUTS;
             let mut on_board = 0u32;
@@ -132,6 +134,7 @@ impl Inputs {
                 x.push(base + 96, counts[BAR] as f32 / 2.0);
             }
             let off = 15 - on_board.min(15);
+            offs[s] = off;
             if off > 0 {
                 x.push(base + 97, off as f32 / 15.0);
             }
@@ -168,28 +171,29 @@ impl Inputs {
         }
         // Contact as `is_contact` decides it, from the masks: the sides' rearmost points (the
         // bar 25, none 0) overlap.
-        let back = masks.map(|m| 31 - (m.any | (m.on_bar as u32) << 25 | 1).leading_zeros());
+        let back = masks.map(|m| m.back());
         let race = back[0] == 0 || back[1] == 0 || back[0] + back[1] <= 25;
         if race {
             for (s, counts) in counts.iter().enumerate() {
                 let base = RACE_AT + s * RACE_FEATURES;
-                let on_board: u32 = counts.iter().map(|&n| n as u32).sum();
-                let off = 15 - on_board.min(15) as usize;
+                let off = offs[s] as usize;
                 if (1..=14).contains(&off) {
                     x.push(base + off - 1, 1.0);
                 }
-                let crossings: u32 = (6..BAR).map(|i| (i / 6) as u32 * counts[i] as u32).sum();
+                // Point i + 1 is in quadrant i / 6 (crossings left), i − 5 pips from home and
+                // i − 17 from leaving the other side's home board: the distances a gammon and
+                // a backgammon turn on.
+                let (mut crossings, mut home, mut out) = (0u32, 0u32, 0u32);
+                for (i, &n) in counts.iter().enumerate().take(BAR).skip(6) {
+                    let n = n as u32;
+                    crossings += (i as u32 / 6) * n;
+                    home += (i as u32 - 5) * n;
+                    if i >= 18 {
+                        out += (i as u32 - 17) * n;
+                    }
+                }
                 if crossings > 0 {
                     x.push(base + 14, crossings as f32 / 10.0);
-                }
-                // Point i + 1 is i − 5 pips from home and i − 17 from leaving the other
-                // side's home board: the distances a gammon and a backgammon turn on.
-                let (mut home, mut out) = (0u32, 0u32);
-                for (i, &n) in counts.iter().enumerate().take(BAR).skip(6) {
-                    home += (i as u32 - 5) * n as u32;
-                    if i >= 18 {
-                        out += (i as u32 - 17) * n as u32;
-                    }
                 }
                 if home > 0 {
                     x.push(base + 15, home as f32 / 40.0);
@@ -254,6 +258,16 @@ impl PointMasks {
             }
         }
         m
+    }
+
+    /// The points with checkers in our numbering, 1..=25 (25 the bar).
+    fn occupied(&self) -> u32 {
+        self.any | (self.on_bar as u32) << 25
+    }
+
+    /// The rearmost point with a checker (25 the bar), 0 when none is left.
+    fn back(&self) -> u32 {
+        31 - (self.occupied() | 1).leading_zeros()
     }
 }
 
@@ -422,8 +436,8 @@ fn shape_features(
     contained: f32,
 ) -> [f32; SHAPE_FEATURES] {
     // Occupied points in our numbering, 1..=25 (25 the bar): `mine[p - 1]` checkers on `p`.
-    let occupied = me.any | (me.on_bar as u32) << 25;
-    let back = 31 - (occupied | 1).leading_zeros();
+    let occupied = me.occupied();
+    let back = me.back();
     // The other side's rearmost checker, in our numbering (its point q is our 25 − q, its bar
     // our 0): our checkers above it still have to pass it. None when it has none left.
     let their_back = if them.on_bar {
@@ -613,48 +627,40 @@ mod tests {
     /// point numbers), over random games to their end.
     #[test]
     fn race_units() {
-        use crate::baseline::{roll, Player};
-        use crate::rng::Rng;
-        use tabula_engine::backgammon::PlayList;
-        let mut rng = Rng::new(17);
-        let mut list = PlayList::new();
         let (mut races, mut contacts, mut with_off) = (0, 0, 0);
-        for _ in 0..60 {
-            let mut pos = Position::START;
-            while !pos.is_game_over() {
-                let d = Inputs::new(&pos).dense();
-                let units = &d[RACE_AT..INPUTS];
-                if is_contact(&pos) {
-                    contacts += 1;
-                    assert!(units.iter().all(|&v| v == 0.0), "{pos}");
-                } else {
-                    races += 1;
-                    for (s, side) in [Side::OnRoll, Side::Opponent].into_iter().enumerate() {
-                        let mut want = [0.0f32; RACE_FEATURES];
-                        let off = pos.off(side) as usize;
-                        if off > 0 {
-                            want[off - 1] = 1.0;
-                            with_off += 1;
-                        }
-                        let (mut crossings, mut home, mut out) = (0, 0, 0);
-                        for (i, &n) in pos.counts(side).iter().enumerate() {
-                            // A checker on point p = i + 1 crosses into each lower quadrant,
-                            // is p − 6 pips from home and p − 18 from leaving the other side's.
-                            let p = i + 1;
-                            for _ in 0..n {
-                                crossings += p.div_ceil(6) - 1;
-                                home += p.saturating_sub(6);
-                                out += p.saturating_sub(18);
-                            }
-                        }
-                        want[14] = crossings as f32 / 10.0;
-                        want[15] = home as f32 / 40.0;
-                        want[16] = out as f32 / 10.0;
-                        let got = &units[s * RACE_FEATURES..(s + 1) * RACE_FEATURES];
-                        assert_eq!(got, &want[..], "{pos}, side {s}");
+        // Random games to their ends (none reaches 100,000 plies).
+        for pos in random_game_positions(17, 60, 100_000) {
+            let d = Inputs::new(&pos).dense();
+            let units = &d[RACE_AT..INPUTS];
+            if is_contact(&pos) {
+                contacts += 1;
+                assert!(units.iter().all(|&v| v == 0.0), "{pos}");
+            } else {
+                races += 1;
+                for (s, side) in [Side::OnRoll, Side::Opponent].into_iter().enumerate() {
+                    let mut want = [0.0f32; RACE_FEATURES];
+                    let off = pos.off(side) as usize;
+                    if off > 0 {
+                        want[off - 1] = 1.0;
+                        with_off += 1;
                     }
+                    let (mut crossings, mut home, mut out) = (0, 0, 0);
+                    for (i, &n) in pos.counts(side).iter().enumerate() {
+                        // A checker on point p = i + 1 crosses into each lower quadrant,
+                        // is p − 6 pips from home and p − 18 from leaving the other side's.
+                        let p = i + 1;
+                        for _ in 0..n {
+                            crossings += p.div_ceil(6) - 1;
+                            home += p.saturating_sub(6);
+                            out += p.saturating_sub(18);
+                        }
+                    }
+                    want[14] = crossings as f32 / 10.0;
+                    want[15] = home as f32 / 40.0;
+                    want[16] = out as f32 / 10.0;
+                    let got = &units[s * RACE_FEATURES..(s + 1) * RACE_FEATURES];
+                    assert_eq!(got, &want[..], "{pos}, side {s}");
                 }
-                pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
             }
         }
         assert!(
@@ -746,9 +752,9 @@ mod tests {
         assert_eq!(features(&pos, 0)[0], 16.0 / 36.0);
     }
 
-    /// Contact positions from random games (`games` of them from `seed`), the opponent not on
-    /// the bar (then only the bar moves first, which the shot units ignore).
-    pub(super) fn random_contact_positions(seed: u64, games: usize) -> Vec<Position> {
+    /// The positions of `games` random games from `seed`, each up to `plies` plies or to its
+    /// end (the finished position left out).
+    pub(super) fn random_game_positions(seed: u64, games: usize, plies: usize) -> Vec<Position> {
         use crate::baseline::{roll, Player};
         use crate::rng::Rng;
         use tabula_engine::backgammon::PlayList;
@@ -757,17 +763,24 @@ mod tests {
         let mut out = Vec::new();
         for _ in 0..games {
             let mut pos = Position::START;
-            for _ in 0..200 {
+            for _ in 0..plies {
                 if pos.is_game_over() {
                     break;
                 }
-                if pos.counts(Side::Opponent)[BAR] == 0 && is_contact(&pos) {
-                    out.push(pos);
-                }
+                out.push(pos);
                 pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
             }
         }
         out
+    }
+
+    /// Contact positions from random games (`games` of them from `seed`), the opponent not on
+    /// the bar (then only the bar moves first, which the shot units ignore).
+    pub(super) fn random_contact_positions(seed: u64, games: usize) -> Vec<Position> {
+        random_game_positions(seed, games, 200)
+            .into_iter()
+            .filter(|pos| pos.counts(Side::Opponent)[BAR] == 0 && is_contact(pos))
+            .collect()
     }
 
     /// Of the 36 rolls, those on which some legal play of the opponent puts at least `hits`
@@ -898,9 +911,6 @@ mod tests {
 #[cfg(test)]
 mod shape_tests {
     use super::*;
-    use crate::baseline::{roll, Player};
-    use crate::rng::Rng;
-    use tabula_engine::backgammon::PlayList;
 
     /// The shape units of the player on roll (`0`) or the opponent (`1`).
     fn shape(pos: &Position, side: usize) -> Vec<f32> {
@@ -1010,24 +1020,15 @@ mod shape_tests {
     /// points); the squares are the squares.
     #[test]
     fn containment_units_are_consistent() {
-        let mut rng = Rng::new(13);
-        let mut list = PlayList::new();
-        for _ in 0..30 {
-            let mut pos = Position::START;
-            for _ in 0..120 {
-                if pos.is_game_over() {
-                    break;
-                }
-                let d = Inputs::new(&pos).dense();
-                for side in 0..2 {
-                    let c = d[RAW_INPUTS + 2 * FEATURES + side * BLOCKADE_FEATURES];
-                    let f = shape(&pos, side);
-                    assert_eq!(f[7], c * c);
-                    assert!(f[8] >= c);
-                    assert_eq!(f[9], f[8] * f[8]);
-                    assert!(f.iter().all(|v| v.is_finite() && *v >= 0.0 && *v <= 2.0));
-                }
-                pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
+        for pos in super::tests::random_game_positions(13, 30, 120) {
+            let d = Inputs::new(&pos).dense();
+            for side in 0..2 {
+                let c = d[RAW_INPUTS + 2 * FEATURES + side * BLOCKADE_FEATURES];
+                let f = shape(&pos, side);
+                assert_eq!(f[7], c * c);
+                assert!(f[8] >= c);
+                assert_eq!(f[9], f[8] * f[8]);
+                assert!(f.iter().all(|v| v.is_finite() && *v >= 0.0 && *v <= 2.0));
             }
         }
     }

@@ -97,7 +97,7 @@ pub enum ShapeError {
     NetCount { found: u32 },
     /// Learning parameters out of range (alpha must be positive, lambda 0 to 1).
     Training { alpha: f32, lambda: f32 },
-    /// The training-parameters flag is neither 0 nor 1.
+    /// The training-parameters flag is none of 0, 1 and 2.
     TrainingFlag { found: u32 },
     /// The weights are not as many bytes as the shapes need.
     WeightsLength { found: usize, expected: usize },
