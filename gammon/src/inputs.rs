@@ -100,6 +100,29 @@ pub struct Inputs {
 impl Inputs {
     /// The inputs of `pos` for the player on roll.
     pub fn new(pos: &Position) -> Inputs {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Self::new_avx2(pos);
+        }
+        Self::build(pos)
+    }
+
+    /// [`Inputs::new`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    fn new_avx2(pos: &Position) -> Inputs {
+        #[target_feature(enable = "avx2")]
+        fn avx2(pos: &Position) -> Inputs {
+            Inputs::build(pos)
+        }
+        // SAFETY: a function compiled with a target feature may only run on a CPU that has
+        // it; the one caller, `new`, checked `is_x86_feature_detected!("avx2")`. The
+        // function itself is safe code.
+        unsafe { avx2(pos) }
+    }
+
+    #[inline(always)]
+    fn build(pos: &Position) -> Inputs {
         let mut x = Inputs {
             index: [0; INPUTS],
             value: [0.0; INPUTS],
@@ -115,20 +138,16 @@ impl Inputs {
             for (i, &n) in counts.iter().enumerate() {
                 on_board += n as u32;
                 pips += (i as u32 + 1) * n as u32;
-                if i == BAR || n == 0 {
-                    continue;
-                }
-                let u = base + 4 * i;
-                x.push(u, 1.0);
-                if n >= 2 {
-                    x.push(u + 1, 1.0);
-                }
-                if n >= 3 {
-                    x.push(u + 2, 1.0);
-                }
-                if n > 3 {
-                    x.push(u + 3, (n as f32 - 3.0) / 2.0);
-                }
+            }
+            for (i, &n) in counts[..BAR].iter().enumerate() {
+                // All four units written, the first min(n, 4) of them kept: no branch on
+                // the count (a point's units are consecutive, and the next write starts
+                // where the kept ones end).
+                let u = (base + 4 * i) as u16;
+                let at = x.len;
+                x.index[at..at + 4].copy_from_slice(&[u, u + 1, u + 2, u + 3]);
+                x.value[at..at + 4].copy_from_slice(&POINT_UNITS[n as usize & 15]);
+                x.len += (n as usize).min(4);
             }
             if counts[BAR] > 0 {
                 x.push(base + 96, counts[BAR] as f32 / 2.0);
@@ -223,6 +242,18 @@ impl Inputs {
     }
 }
 
+/// `POINT_UNITS[n]`: the four units of a point with `n` checkers, `n ≥ 1`, `n ≥ 2`, `n ≥ 3`
+/// and `(n − 3) / 2` (the first `min(n, 4)` are the non-zero ones).
+const POINT_UNITS: [[f32; 4]; 16] = {
+    let mut t = [[1.0f32, 1.0, 1.0, 0.0]; 16];
+    let mut n = 4;
+    while n < 16 {
+        t[n][3] = (n as f32 - 3.0) / 2.0;
+        n += 1;
+    }
+    t
+};
+
 /// Point masks of one side in its own numbering: bit `t` for its `t`-point (1..=24), bit 0
 /// unused.
 #[derive(Clone, Copy, Debug)]
@@ -245,17 +276,11 @@ impl PointMasks {
             any: 0,
             on_bar: counts[BAR] > 0,
         };
+        // Without branches on the counts (random positions make them unpredictable).
         for (i, &n) in counts[..BAR].iter().enumerate() {
-            let bit = 1u32 << (i + 1);
-            if n >= 2 {
-                m.made |= bit;
-            }
-            if n == 1 {
-                m.blots |= bit;
-            }
-            if n >= 1 {
-                m.any |= bit;
-            }
+            m.made |= ((n >= 2) as u32) << (i + 1);
+            m.blots |= ((n == 1) as u32) << (i + 1);
+            m.any |= ((n >= 1) as u32) << (i + 1);
         }
         m
     }
@@ -307,6 +332,7 @@ fn reach(from: u32, blocked: u32, d1: u32, d2: u32) -> u32 {
 ///
 /// Travel coordinates: the other side's pips travelled from its bar equal our point numbers,
 /// and ours equal its point numbers, so each side's masks serve as the other's travel mask.
+#[inline(always)]
 fn side_features(me: &PointMasks, them: &PointMasks) -> [f32; FEATURES] {
     // Where the other side's checkers start, in its travel coordinates (= our numbering). With
     // checkers on the bar only those move first (a hit with the second die is ignored).
@@ -325,23 +351,8 @@ fn side_features(me: &PointMasks, them: &PointMasks) -> [f32; FEATURES] {
         let window = them.made & (0xFFF << (v + 1)) & 0x1FF_FFFE;
         (window != 0).then(|| (v, 31 - window.leading_zeros()))
     });
-    let (mut shots, mut loss) = (0, 0);
-    let mut escapes = if escape.is_none() { 36 } else { 0 };
-    for dice in Dice::ALL {
-        let (d1, d2, w) = (dice.high() as u32, dice.low() as u32, dice.weight());
-        let hit = reach(their_from, me.made, d1, d2) & me.blots;
-        if hit != 0 {
-            shots += w;
-            // The most advanced blot hit (lowest point `t`) loses the most: 25 − t pips.
-            loss += w * (25 - hit.trailing_zeros());
-        }
-        if let Some((v, last)) = escape {
-            let lands = reach(1 << v, them.made, d1, d2) & !them.made;
-            if lands >> (last + 1) != 0 {
-                escapes += w;
-            }
-        }
-    }
+    let (shots, loss) = shots(their_from, me.made, me.blots);
+    let escapes = escape.map_or(36, |(v, last)| escape_rolls(v, last, them.made));
     // Longest run of held points.
     let mut run = 0;
     let mut m = me.made;
@@ -355,6 +366,96 @@ fn side_features(me: &PointMasks, them: &PointMasks) -> [f32; FEATURES] {
         escapes as f32 / 36.0,
         (run as f32 / 6.0).min(1.0),
     ]
+}
+
+/// The 15 rolls that are not doubles, as lanes: the higher die, the lower die and the weight
+/// (2), padded to 16 lanes with a lane of weight 0 (so that loops over them vectorise whole).
+const NON_DOUBLES: [[u32; 16]; 3] = {
+    let mut lanes = [[0u32; 16]; 3];
+    let (mut k, mut high) = (0, 2);
+    while high <= 6 {
+        let mut low = 1;
+        while low < high {
+            lanes[0][k] = high;
+            lanes[1][k] = low;
+            lanes[2][k] = 2;
+            k += 1;
+            low += 1;
+        }
+        high += 1;
+    }
+    lanes[0][15] = 1;
+    lanes[1][15] = 1;
+    lanes
+};
+
+/// The shots unit's two counts: the rolls (of 36) on which checkers at `from` (the hitter's
+/// travel coordinates) hit a blot of `blots`, past the points `made`, and the sum over those
+/// rolls of the pips the most advanced blot hit loses (`25 − t` for the point `t`): the moves
+/// of [`reach`].
+///
+/// Roll by roll as lanes, with no branch: each lane's shifts are its own (AVX2 shifts every
+/// lane by its own count, so the lanes go eight at a time where [`Inputs::new`] runs
+/// compiled for it), and the lowest bit of a hit is found through the exponent of its value
+/// as a float (exact: a power of two below 2^25).
+#[inline(always)]
+fn shots(from: u32, made: u32, blots: u32) -> (u32, u32) {
+    let open = !made;
+    let (mut shots, mut loss) = (0u32, 0u32);
+    let [d1, d2, w] = &NON_DOUBLES;
+    for i in 0..16 {
+        let (a, b) = (from << d1[i], from << d2[i]);
+        let hit = (a | b | ((a & open) << d2[i]) | ((b & open) << d1[i])) & BOARD & blots;
+        let w = w[i] * (hit != 0) as u32;
+        shots += w;
+        loss = loss.wrapping_add(w.wrapping_mul(25u32.wrapping_sub(lowest_bit(hit))));
+    }
+    for d in 1..=6u32 {
+        let (mut cur, mut all) = (from, 0);
+        for _ in 0..4 {
+            cur = (cur << d) & BOARD;
+            all |= cur;
+            cur &= open;
+        }
+        let hit = all & blots;
+        let w = (hit != 0) as u32;
+        shots += w;
+        loss = loss.wrapping_add(w.wrapping_mul(25u32.wrapping_sub(lowest_bit(hit))));
+    }
+    (shots, loss)
+}
+
+/// The index of the lowest set bit of `x < 2^25` (any value for 0), by the exponent of that
+/// bit's value as a float: the form of `trailing_zeros` that vectorises.
+#[inline(always)]
+fn lowest_bit(x: u32) -> u32 {
+    let low = x & x.wrapping_neg();
+    ((low as i32 as f32).to_bits() >> 23).wrapping_sub(127)
+}
+
+/// The rolls (of 36) on which a lone checker `v` pips from its bar lands past `last`, the
+/// furthest point `held` within 12 pips in front of it (travel coordinates): the moves of
+/// [`reach`], landing on open points up to the 24th pip.
+///
+/// From the [`ESCAPES`] table where that is the same count: the table sees the 12 points in
+/// front and nothing beyond, so it is used only when every landing a roll can need lies
+/// within the board (`v + 11` for two dice, `last + 6` for a double's first step past `last`)
+/// and no point it may land on beyond the 12 is held. Otherwise roll by roll.
+#[inline(always)]
+fn escape_rolls(v: u32, last: u32, held: u32) -> u32 {
+    let beyond = held & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1);
+    if v <= 13 && last <= 18 && beyond == 0 {
+        return ESCAPES[((held >> (v + 1)) & 0xFFF) as usize] as u32;
+    }
+    let mut escapes = 0;
+    for dice in Dice::ALL {
+        let (d1, d2, w) = (dice.high() as u32, dice.low() as u32, dice.weight());
+        let lands = reach(1 << v, held, d1, d2) & !held;
+        if lands >> (last + 1) != 0 {
+            escapes += w;
+        }
+    }
+    escapes
 }
 
 /// `ESCAPES[w]`: of the 36 rolls, those on which a lone checker passes every point held in
@@ -412,6 +513,7 @@ const fn is_open(window: u32, p: u32) -> bool {
 
 /// The [`BLOCKADE_FEATURES`] of one side (`me`) against the other (`them`): containment and
 /// dance (see the module comment).
+#[inline(always)]
 fn blockade_features(me: &PointMasks, them: &PointMasks) -> [f32; BLOCKADE_FEATURES] {
     // Their points in our travel coordinates (= their numbering); start `v` pips from our bar.
     let fewest = (0..10)
@@ -429,6 +531,7 @@ fn blockade_features(me: &PointMasks, them: &PointMasks) -> [f32; BLOCKADE_FEATU
 
 /// The [`SHAPE_FEATURES`] of one side (`me`, its checker counts `mine`) against the other
 /// (`them`); `contained` is its containment unit (see the module comment).
+#[inline(always)]
 fn shape_features(
     mine: &[u8; 25],
     me: &PointMasks,
@@ -523,6 +626,9 @@ fn shape_features(
 /// checkers each hitting one (with different dice, or with a double's moves shared between
 /// them), or one checker hitting one and moving on to hit another. Like the shots unit it
 /// ignores the rule that both dice be played, and with doubles how many checkers a point has.
+///
+/// Roll by roll as lanes with no branch, like [`shots`].
+#[inline(always)]
 fn double_shots(me: &PointMasks, them: &PointMasks) -> u32 {
     if me.blots.count_ones() < 2 {
         return 0;
@@ -534,79 +640,82 @@ fn double_shots(me: &PointMasks, them: &PointMasks) -> u32 {
     } else {
         (mirror(them.any), mirror(them.made))
     };
-    let open = !me.made;
+    let (open, blots) = (!me.made, me.blots);
     let mut rolls = 0;
-    for dice in Dice::ALL {
-        let (d1, d2, w) = (dice.high() as u32, dice.low() as u32, dice.weight());
-        let two = if d1 == d2 {
-            double_hits(from, open, me.blots, d1)
-        } else {
-            let a = (from << d1) & BOARD & me.blots;
-            let b = (from << d2) & BOARD & me.blots;
-            // One checker hits with one die and moves on with the other to a second blot.
-            let on = ((a << d2) | (b << d1)) & BOARD & me.blots;
-            on != 0 || two_checkers(a, b, d1, d2, several)
-        };
-        rolls += w * two as u32;
+    let [d1, d2, w] = &NON_DOUBLES;
+    for i in 0..16 {
+        let (d1, d2) = (d1[i], d2[i]);
+        let a = (from << d1) & BOARD & blots;
+        let b = (from << d2) & BOARD & blots;
+        // One checker hits with one die and moves on with the other to a second blot.
+        let on = ((a << d2) | (b << d1)) & BOARD & blots;
+        rolls += w[i] * ((on != 0) | two_checkers(a, b, d1, d2, several)) as u32;
+    }
+    for d in 1..=6 {
+        rolls += double_hits(from, open, blots, d) as u32;
     }
     rolls
 }
 
-/// Whether blots `x` in `a` (hit with `d1`) and `y ≠ x` in `b` (hit with `d2`) can be hit by
-/// two checkers: from different points, or from one point with `several` checkers.
+/// Whether `x` has two bits or more.
+#[inline(always)]
+fn several_bits(x: u32) -> bool {
+    x & x.wrapping_sub(1) != 0
+}
+
+/// Whether blots `x` in `a` (hit with `d1`) and `y ≠ x` in `b` (hit with `d2 < d1`) can be
+/// hit by two checkers: from different points, or from one point with `several` checkers.
+///
+/// By the sources `sa = a >> d1` and `sb = b >> d2` (a blot has one source a die): one point
+/// with several checkers hitting both is `sa & sb & several`. Two different sources `s1 ∈
+/// sa`, `s2 ∈ sb` hit two different blots unless `s1 = s2 − δ` (`δ = d1 − d2`), so for each
+/// `s2` the sources `{s2, s2 − δ}` fail, and a pair is missing only when all of `sa` lies in
+/// every such set: their common part is that set for one `s2`, `sb & (sb >> δ)` for two (two
+/// such sets share at most one source) and empty for three or more.
+#[inline(always)]
 fn two_checkers(a: u32, b: u32, d1: u32, d2: u32, several: u32) -> bool {
-    let mut xs = a;
-    while xs != 0 {
-        let x = xs.trailing_zeros();
-        xs &= xs - 1;
-        let mut ys = b & !(1 << x);
-        while ys != 0 {
-            let y = ys.trailing_zeros();
-            ys &= ys - 1;
-            if x - d1 != y - d2 || several & (1 << (x - d1)) != 0 {
-                return true;
-            }
-        }
-    }
-    false
+    let (sa, sb) = (a >> d1, b >> d2);
+    let shifted = sb >> (d1 - d2);
+    let common = if !several_bits(sb) {
+        sb | shifted
+    } else if !several_bits(sb & sb.wrapping_sub(1)) {
+        sb & shifted
+    } else {
+        0
+    };
+    (sa & sb & several != 0) | ((sa != 0) & (sb != 0) & (sa & !common != 0))
 }
 
 /// Whether the double `d`-`d` (four moves of `d`) can hit two `blots` from the checkers at
 /// `from` through the `open` points: two checkers whose moves add up to four at most, or one
 /// checker hitting on its way to another.
+#[inline(always)]
 fn double_hits(from: u32, open: u32, blots: u32, d: u32) -> bool {
+    let step = |c: u32| (c << d) & BOARD & open;
     // `first[k]`: the blots some checker first reaches after `k` moves.
     let mut first = [0u32; 5];
     let (mut cur, mut seen) = (from, 0u32);
     for f in first.iter_mut().skip(1) {
-        cur = (cur << d) & BOARD & open;
+        cur = step(cur);
         *f = cur & blots & !seen;
         seen |= *f;
     }
-    // Two different blots, the nearer reached in `k` moves and the other in at most `4 − k`.
-    for k in 1..=2 {
-        let rest: u32 = first[1..=4 - k].iter().fold(0, |m, f| m | f);
-        if first[k] != 0 && (rest & !first[k] != 0 || first[k].count_ones() >= 2) {
-            return true;
-        }
-    }
+    // Two different blots, the nearer reached in `k` moves and the other in at most `4 − k`:
+    // with k = 1 another in 1 to 3 moves, or two in one; with k = 2 two in two (another in
+    // one move is the case k = 1).
+    let two = ((first[1] != 0) & (first[2] | first[3] != 0))
+        | several_bits(first[1])
+        | several_bits(first[2]);
     // One checker: a blot reached in `k` moves, another `j` further on, `k + j ≤ 4`.
-    for (k, &reached) in first.iter().enumerate().take(4).skip(1) {
-        let mut c = reached;
-        for _ in 0..4 - k {
-            c = (c << d) & BOARD & open;
-            if c & blots != 0 {
-                return true;
-            }
-        }
-    }
-    false
+    let (c1, c2, c3) = (step(first[1]), step(first[2]), step(first[3]));
+    let (c1b, c2b) = (step(c1), step(c2));
+    let on = (c1 | c2 | c3 | c1b | c2b | step(c1b)) & blots;
+    two | (on != 0)
 }
 
 /// The furthest-back checker of `side` on its own numbering: 25 for the bar, 0 when none.
 pub fn back_point(pos: &Position, side: Side) -> usize {
-    let counts = pos.counts(side);
-    (0..25).rev().find(|&i| counts[i] > 0).map_or(0, |i| i + 1)
+    pos.back(side)
 }
 
 /// True when the checkers can still meet: some checker of one side is behind some checker of
@@ -618,7 +727,7 @@ pub fn is_contact(pos: &Position) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The race units: zero wherever there is contact; in races, the one-hot count of the
@@ -715,6 +824,144 @@ mod tests {
         d[RAW_INPUTS + side * FEATURES..RAW_INPUTS + (side + 1) * FEATURES].to_vec()
     }
 
+    /// The branch-free forms against the roll-by-roll loops they replaced (kept here as the
+    /// reference): the shots unit's two counts, the escape count (its table shortcut and its
+    /// fallback), and the double shots' two-checker and double tests, on random masks.
+    #[test]
+    fn branch_free_forms_match_roll_by_roll_loops() {
+        use crate::rng::Rng;
+        let mut rng = Rng::new(3);
+        let mut mask = |density: u64| {
+            let mut m = 0u32;
+            for bit in 1..=24 {
+                if rng.below(100) < density {
+                    m |= 1 << bit;
+                }
+            }
+            m
+        };
+        let (mut table_used, mut fallback_used, mut pairs, mut double_pairs) = (0, 0, 0, 0);
+        for round in 0..40_000u64 {
+            let made = mask(20 + round % 30);
+            let blots = mask(25) & !made;
+            let from = mask(15 + round % 20) | (round % 7 == 0) as u32;
+            let several = from & mask(50);
+            // Shots: roll by roll over `reach`.
+            let (mut s, mut l) = (0, 0);
+            for dice in Dice::ALL {
+                let (d1, d2, w) = (dice.high() as u32, dice.low() as u32, dice.weight());
+                let hit = reach(from, made, d1, d2) & blots;
+                if hit != 0 {
+                    s += w;
+                    l += w * (25 - hit.trailing_zeros());
+                }
+            }
+            assert_eq!(
+                shots(from, made, blots),
+                (s, l),
+                "{from:b} {made:b} {blots:b}"
+            );
+            // Escapes of a lone checker at v past `made`'s furthest point within 12 pips.
+            for v in 0..=24u32 {
+                let window = made & (0xFFF << (v + 1)) & 0x1FF_FFFE;
+                if window == 0 {
+                    continue;
+                }
+                let last = 31 - window.leading_zeros();
+                let mut want = 0;
+                for dice in Dice::ALL {
+                    let (d1, d2, w) = (dice.high() as u32, dice.low() as u32, dice.weight());
+                    if (reach(1 << v, made, d1, d2) & !made) >> (last + 1) != 0 {
+                        want += w;
+                    }
+                }
+                assert_eq!(escape_rolls(v, last, made), want, "{v} {made:b}");
+                let beyond = made & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1);
+                if v <= 13 && last <= 18 && beyond == 0 {
+                    table_used += 1;
+                } else {
+                    fallback_used += 1;
+                }
+            }
+            // Two checkers: every pair of blots hit, one with each die.
+            for dice in Dice::ALL.into_iter().filter(|d| !d.is_double()) {
+                let (d1, d2) = (dice.high() as u32, dice.low() as u32);
+                let a = (from << d1) & BOARD & blots;
+                let b = (from << d2) & BOARD & blots;
+                let mut want = false;
+                for x in (0..32).filter(|x| a >> x & 1 == 1) {
+                    for y in (0..32).filter(|&y| b >> y & 1 == 1 && y != x) {
+                        want |= x - d1 != y - d2 || several >> (x - d1) & 1 == 1;
+                    }
+                }
+                pairs += want as u32;
+                assert_eq!(two_checkers(a, b, d1, d2, several), want, "{a:b} {b:b}");
+            }
+            // Doubles: two blots by two checkers (moves adding up to 4 at most), or one
+            // checker hitting one and moving on to another, searched move by move.
+            for d in 1..=6u32 {
+                let open = !made;
+                let mut dist = [0u32; 32]; // moves to first reach each point, 0 for never
+                let mut cur = from;
+                for k in 1..=4 {
+                    cur = (cur << d) & BOARD & open;
+                    for (t, at) in dist.iter_mut().enumerate() {
+                        if cur >> t & 1 == 1 && *at == 0 {
+                            *at = k;
+                        }
+                    }
+                }
+                let hit: Vec<usize> = (0..32)
+                    .filter(|&t| blots >> t & 1 == 1 && dist[t] > 0)
+                    .collect();
+                let mut want = false;
+                for &x in &hit {
+                    for &y in hit.iter().filter(|&&y| y != x) {
+                        // Two checkers, or one going on from x to y (d divides y − x).
+                        let on = y > x && (y - x) % d as usize == 0 && {
+                            let j = (y - x) / d as usize;
+                            dist[x] as usize + j <= 4
+                                && (1..=j).all(|i| open >> (x + i * d as usize) & 1 == 1)
+                        };
+                        want |= dist[x] + dist[y] <= 4 || on;
+                    }
+                }
+                double_pairs += want as u32;
+                assert_eq!(
+                    double_hits(from, open, blots, d),
+                    want,
+                    "{d} {from:b} {made:b} {blots:b}"
+                );
+            }
+        }
+        assert!(
+            table_used > 10_000 && fallback_used > 10_000,
+            "{table_used} {fallback_used}"
+        );
+        assert!(
+            pairs > 10_000 && double_pairs > 1_000,
+            "{pairs} {double_pairs}"
+        );
+    }
+
+    /// The AVX2 build of the inputs is the portable one (on a CPU without AVX2 both calls
+    /// run the portable build).
+    #[test]
+    fn avx2_inputs_are_the_portable_ones() {
+        for pos in random_game_positions(21, 40, 400) {
+            let (a, b) = (Inputs::new(&pos), Inputs::build(&pos));
+            assert_eq!(a.len, b.len, "{pos}");
+            assert_eq!(a.index[..a.len], b.index[..b.len], "{pos}");
+            let bits = |x: &Inputs| {
+                x.value[..x.len]
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&a), bits(&b), "{pos}");
+        }
+    }
+
     #[test]
     fn shots_count_direct_and_combined_hits() {
         // Our blot on our 10-point, one opposing checker on our 4-point (its 21-point): six
@@ -754,7 +1001,7 @@ mod tests {
 
     /// The positions of `games` random games from `seed`, each up to `plies` plies or to its
     /// end (the finished position left out).
-    pub(super) fn random_game_positions(seed: u64, games: usize, plies: usize) -> Vec<Position> {
+    pub(crate) fn random_game_positions(seed: u64, games: usize, plies: usize) -> Vec<Position> {
         use crate::baseline::{roll, Player};
         use crate::rng::Rng;
         use tabula_engine::backgammon::PlayList;

@@ -26,9 +26,48 @@ pub fn invert(p: &Probabilities) -> Probabilities {
     [1.0 - p[0], p[3], p[4], p[1], p[2]]
 }
 
-#[inline]
+/// The logistic function `1 / (1 + e^−x)` of every unit, with [`exp`] below.
+#[inline(always)]
 pub(crate) fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
+    1.0 / (1.0 + exp(-x))
+}
+
+/// `e^x` in single precision, within about 2 units in the last place for `|x| ≤ 87`
+/// (checked against `f64::exp` by `exp_is_accurate`), clamped to `±87` outside (where the
+/// sigmoid is 0 or 1 to single precision anyway).
+///
+/// The net's own rather than the C library's `expf`: it has no branch and no call, so the
+/// compiler evaluates a layer's sigmoids eight at a time (the 0-ply evaluation rate rose by
+/// about a tenth, see docs/results.md), and it is plain IEEE arithmetic, the same to the bit
+/// on every x86_64 machine and build, where glibc picks an `expf` by the CPU (with FMA or
+/// without), which can differ in the last bit. The method is Cephes' `expf`: `x = n ln 2 + r`
+/// with `n` the nearest integer to `x / ln 2` and `ln 2` in two parts (Cody and Waite), so
+/// that `|r| ≤ ln 2 / 2` exactly; `e^r` by its degree-7 Taylor-like minimax polynomial; the
+/// power `2^n` written into the exponent bits.
+#[inline(always)]
+pub(crate) fn exp(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_359_4; // 0.693359375: exact in 9 bits, so n * LN2_HI is exact
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    let x = x.clamp(-87.0, 87.0);
+    let n = (x * LOG2E).round_ties_even();
+    let r = (x - n * LN2_HI) - n * LN2_LO;
+    let mut p = 1.987_569_1e-4;
+    p = p * r + 1.398_199_9e-3;
+    p = p * r + 8.333_452e-3;
+    p = p * r + 4.166_579_6e-2;
+    p = p * r + 1.666_666_5e-1;
+    p = p * r + 0.5; // Cephes: 5.0000001201e-1, which rounds to 0.5 in single precision
+    let e = p * (r * r) + r + 1.0;
+    // n is an integer in −126..=126 here, so 2^n is a normal float. Its exponent bits come
+    // from n + 1.5 · 2^23, whose low mantissa bits are n itself (exact: |n| is small), which
+    // the compiler keeps in vector lanes where a float-to-integer cast would not be.
+    const MAGIC: f32 = 12_582_912.0;
+    let biased = (n + MAGIC)
+        .to_bits()
+        .wrapping_sub(MAGIC.to_bits())
+        .wrapping_add(127);
+    e * f32::from_bits(biased << 23)
 }
 
 /// A dense net with one hidden layer of sigmoid units and [`OUTPUTS`] sigmoid outputs over
@@ -76,27 +115,51 @@ impl Net {
 
     /// The raw outputs for `x`, leaving the hidden activations in `h` (at least
     /// [`Net::hidden`] long).
+    ///
+    /// On x86_64 CPUs with AVX2 the same code runs compiled for AVX2 (eight lanes instead of
+    /// SSE's four). The outputs are the same to the bit: only AVX2 is enabled, not FMA, so
+    /// every product is rounded before its sum exactly as in the SSE build, and the order of
+    /// the additions is the source's (the compiler may not reassociate floating point).
+    /// Tested by `avx2_forward_is_the_portable_one`.
     pub fn forward_into(&self, x: &Inputs, h: &mut [f32]) -> Probabilities {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return self.forward_avx2(x, h);
+        }
+        self.forward_portable::<false>(x, h)
+    }
+
+    /// [`Net::forward_into`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    fn forward_avx2(&self, x: &Inputs, h: &mut [f32]) -> Probabilities {
+        #[target_feature(enable = "avx2")]
+        fn avx2(net: &Net, x: &Inputs, h: &mut [f32]) -> Probabilities {
+            net.forward_portable::<true>(x, h)
+        }
+        // SAFETY: a function compiled with a target feature may only run on a CPU that has
+        // it; the one caller, `forward_into`, checked `is_x86_feature_detected!("avx2")`.
+        // The function itself is safe code.
+        unsafe { avx2(self, x, h) }
+    }
+
+    /// The forward pass, inlined into each build of it.
+    #[inline(always)]
+    fn forward_portable<const WIDE: bool>(&self, x: &Inputs, h: &mut [f32]) -> Probabilities {
         let n = self.hidden;
         let h = &mut h[..n];
         // The first layer a block of hidden units at a time, the block's sums held in
         // registers across all the inputs (instead of loading and storing every unit once
         // per input). Each unit still adds its inputs in index order from its bias, so the
-        // sums are the same to the bit as one unit at a time (`1.0 * w` is exactly `w`).
-        const BLOCK: usize = 40;
-        let blocks = n / BLOCK * BLOCK;
-        for start in (0..blocks).step_by(BLOCK) {
-            let mut acc: [f32; BLOCK] = self.b1[start..start + BLOCK].try_into().unwrap();
-            for k in 0..x.len {
-                let at = x.index[k] as usize * n + start;
-                let v = x.value[k];
-                let row: &[f32; BLOCK] = self.w1[at..at + BLOCK].try_into().unwrap();
-                for (a, w) in acc.iter_mut().zip(row) {
-                    *a += v * w;
-                }
-            }
-            h[start..start + BLOCK].copy_from_slice(&acc);
+        // sums are the same to the bit as one unit at a time (`1.0 * w` is exactly `w`),
+        // whatever the blocks. Blocks of 80 (ten AVX2 registers) where `WIDE` (the AVX2
+        // build: one pass over the inputs for the contact net's 80 units), then of 40 (ten
+        // SSE registers; 80 would spill there).
+        let mut blocks = 0;
+        if WIDE {
+            blocks = self.first_layer_blocks::<80>(x, h, 0);
         }
+        blocks = self.first_layer_blocks::<40>(x, h, blocks);
         if blocks < n {
             h[blocks..].copy_from_slice(&self.b1[blocks..]);
             for k in 0..x.len {
@@ -129,6 +192,32 @@ impl Net {
             *o = sigmoid(self.b2[k] + (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail);
         }
         out
+    }
+
+    /// The first layer's sums of the hidden units from `start` on, `BLOCK` at a time, into
+    /// `h`; returns where the whole blocks end.
+    #[inline(always)]
+    fn first_layer_blocks<const BLOCK: usize>(
+        &self,
+        x: &Inputs,
+        h: &mut [f32],
+        start: usize,
+    ) -> usize {
+        let n = self.hidden;
+        let end = start + (n - start) / BLOCK * BLOCK;
+        for at0 in (start..end).step_by(BLOCK) {
+            let mut acc: [f32; BLOCK] = self.b1[at0..at0 + BLOCK].try_into().unwrap();
+            for k in 0..x.len {
+                let at = x.index[k] as usize * n + at0;
+                let v = x.value[k];
+                let row: &[f32; BLOCK] = self.w1[at..at + BLOCK].try_into().unwrap();
+                for (a, w) in acc.iter_mut().zip(row) {
+                    *a += v * w;
+                }
+            }
+            h[at0..at0 + BLOCK].copy_from_slice(&acc);
+        }
+        end
     }
 
     /// The raw outputs for `x`.
@@ -303,6 +392,55 @@ mod tests {
             }
             pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
         }
+    }
+
+    /// The AVX2 build of the forward pass gives the portable build's outputs and hidden
+    /// units to the bit (on a CPU without AVX2 both calls run the portable build).
+    #[test]
+    fn avx2_forward_is_the_portable_one() {
+        let mut rng = Rng::new(11);
+        let nets: Vec<Net> = [80, 40, 7, 41, 128]
+            .iter()
+            .map(|&n| Net::random(n, &mut rng))
+            .collect();
+        for pos in crate::inputs::tests::random_game_positions(12, 20, 300) {
+            let x = Inputs::new(&pos);
+            for net in &nets {
+                let (mut h1, mut h2) = ([0.0f32; MAX_HIDDEN], [0.0f32; MAX_HIDDEN]);
+                let a = net.forward_into(&x, &mut h1);
+                let b = net.forward_portable::<false>(&x, &mut h2);
+                assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "{pos}");
+                assert_eq!(h1.map(f32::to_bits), h2.map(f32::to_bits), "{pos}");
+            }
+        }
+    }
+
+    /// The net's `exp` against `f64::exp` rounded to single precision: at most 2 units in
+    /// the last place apart over the whole range it serves (every 997th float from −87 to
+    /// 87 and the ends), and clamped outside it.
+    #[test]
+    fn exp_is_accurate() {
+        let ulps = |a: f32, b: f32| (a.to_bits() as i64 - b.to_bits() as i64).abs();
+        let mut worst = 0;
+        let mut check = |x: f32| {
+            let want = (x as f64).exp() as f32;
+            let d = ulps(exp(x), want);
+            assert!(d <= 2, "exp({x}) = {} against {want}", exp(x));
+            worst = worst.max(d);
+        };
+        for x in [-87.0f32, 87.0, 0.0, -0.0, 1.0, -1.0, 0.5, 1e-30] {
+            check(x);
+        }
+        let (lo, hi) = ((-87.0f32).to_bits(), 87.0f32.to_bits());
+        // Negative floats' bits run from 0x8000_0000 (−0) up to −87's.
+        for bits in (0x8000_0000..=lo).step_by(997).chain((0..=hi).step_by(997)) {
+            check(f32::from_bits(bits));
+        }
+        assert!(worst >= 1, "the comparison is not vacuous");
+        assert_eq!(exp(1000.0), exp(87.0));
+        assert_eq!(exp(-1000.0), exp(-87.0));
+        assert_eq!(sigmoid(-1000.0), sigmoid(-87.0));
+        assert!(sigmoid(-87.0) > 0.0 && sigmoid(87.0) == 1.0);
     }
 
     #[test]

@@ -189,6 +189,18 @@ impl Position {
         CHECKERS - total(self.side(side)) as u8
     }
 
+    /// The rearmost point of `side` holding a checker, on its own numbering (25 for the bar),
+    /// 0 when it has none left: from the highest non-zero nibble, without unpacking.
+    #[inline]
+    pub fn back(&self, side: Side) -> usize {
+        let x = self.side(side);
+        if x == 0 {
+            0
+        } else {
+            (127 - x.leading_zeros() as usize) / 4 + 1
+        }
+    }
+
     /// Pip count of `side` (a checker on its point `p` counts `p`, on the bar 25).
     pub fn pips(&self, side: Side) -> u32 {
         let x = self.side(side);
@@ -274,5 +286,29 @@ mod tests {
                 PositionError::NoCheckers
             ))
         );
+    }
+
+    /// `back` reads the rearmost checker off the packed nibbles: the same point as a scan of
+    /// the counts, for a lone checker on every point and for stacks under it.
+    #[test]
+    fn back_is_the_rearmost_checker() {
+        let scan = |c: &[u8; 25]| (0..25).rev().find(|&i| c[i] > 0).map_or(0, |i| i + 1);
+        let mut other = [0u8; 25];
+        other[BAR] = 15; // on its bar: no point shared with any of ours
+        for top in 0..25 {
+            for under in [0u8, 1, 15] {
+                let mut c = [0u8; 25];
+                c[top] = if under == 15 { 15 } else { 1 };
+                if under == 1 && top > 0 {
+                    c[0] = 14;
+                }
+                let pos = Position::from_counts(c, other).unwrap();
+                assert_eq!(pos.back(Side::OnRoll), scan(&c), "{c:?}");
+                assert_eq!(pos.back(Side::OnRoll), top + 1);
+                assert_eq!(pos.back(Side::Opponent), 25);
+            }
+        }
+        let gone = Position::from_counts([0; 25], other).unwrap();
+        assert_eq!(gone.back(Side::OnRoll), 0);
     }
 }
