@@ -41,7 +41,8 @@ pub struct SearchOptions {
     pub inner_candidates: usize,
     /// The same threshold inside the search.
     pub inner_threshold: f32,
-    /// Cache slots (rounded up to a power of two).
+    /// Cache slots (rounded up to a power of two), at most: searches of 0 and 1 ply take
+    /// fewer ([`Searcher::new`]).
     pub cache_slots: usize,
 }
 
@@ -109,10 +110,26 @@ pub struct Searcher<'e> {
     options: SearchOptions,
 }
 
+/// The most cache slots a search of 0 plies or 1 ply is given. A 1-ply hint stores the
+/// 0-ply values of the replies to its candidates, a few thousand (21 rolls × about 20 plays
+/// × 8 candidates at most), and a hit saves one net evaluation; the cache is filled when
+/// the searcher is made, and the default 2^18 slots (16 MiB) took about 2 ms to fill, as
+/// long as the whole 1-ply hint of the start (`backgammon_eval` bench, `start-31-1-ply`,
+/// 2.0–2.2 ms before this cap). Deeper searches keep what they are given: there a hit
+/// saves a whole search. The values do not depend on the cache's size.
+pub const SHALLOW_CACHE_SLOTS: usize = 1 << 14;
+
 impl<'e> Searcher<'e> {
+    /// A searcher with an empty cache of `options.cache_slots` slots, or at most
+    /// [`SHALLOW_CACHE_SLOTS`] for a search of 0 plies or 1.
     pub fn new(eval: &'e Evaluator, options: SearchOptions) -> Searcher<'e> {
+        let slots = if options.plies <= 1 {
+            options.cache_slots.min(SHALLOW_CACHE_SLOTS)
+        } else {
+            options.cache_slots
+        };
         Searcher {
-            search: Expectimax::new(eval, options.filter(), options.cache_slots),
+            search: Expectimax::new(eval, options.filter(), slots),
             options,
         }
     }
