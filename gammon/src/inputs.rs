@@ -443,9 +443,12 @@ fn lowest_bit(x: u32) -> u32 {
 /// and no point it may land on beyond the 12 is held. Otherwise roll by roll.
 #[inline(always)]
 fn escape_rolls(v: u32, last: u32, held: u32) -> u32 {
-    let beyond = held & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1);
-    if v <= 13 && last <= 18 && beyond == 0 {
-        return ESCAPES[((held >> (v + 1)) & 0xFFF) as usize] as u32;
+    if v <= 13 && last <= 18 {
+        // The held points from v + 13 to last + 6 (both below bit 26 here).
+        let beyond = held & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1);
+        if beyond == 0 {
+            return ESCAPES[((held >> (v + 1)) & 0xFFF) as usize] as u32;
+        }
     }
     let mut escapes = 0;
     for dice in Dice::ALL {
@@ -876,8 +879,10 @@ pub(crate) mod tests {
                     }
                 }
                 assert_eq!(escape_rolls(v, last, made), want, "{v} {made:b}");
-                let beyond = made & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1);
-                if v <= 13 && last <= 18 && beyond == 0 {
+                let table = v <= 13
+                    && last <= 18
+                    && made & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1) == 0;
+                if table {
                     table_used += 1;
                 } else {
                     fallback_used += 1;

@@ -361,6 +361,11 @@ impl Evaluator {
 mod tests {
     use super::*;
 
+    /// Random nets of the given hidden sizes (on and off the blocks of the first layer).
+    fn random_nets(rng: &mut Rng, sizes: &[usize]) -> Vec<Net> {
+        sizes.iter().map(|&n| Net::random(n, rng)).collect()
+    }
+
     /// The blocked first layer gives the same outputs to the bit as one hidden unit at a
     /// time, each summing its inputs in index order from its bias, for hidden sizes on and
     /// off the block size.
@@ -369,10 +374,7 @@ mod tests {
         use crate::baseline::{roll, Player};
         use tabula_engine::backgammon::PlayList;
         let mut rng = Rng::new(5);
-        let nets: Vec<Net> = [80, 40, 7, 41, 96]
-            .iter()
-            .map(|&n| Net::random(n, &mut rng))
-            .collect();
+        let nets = random_nets(&mut rng, &[80, 40, 7, 41, 96]);
         let mut list = PlayList::new();
         let mut pos = Position::START;
         for _ in 0..60 {
@@ -403,11 +405,7 @@ mod tests {
     /// units to the bit (on a CPU without AVX2 both calls run the portable build).
     #[test]
     fn avx2_forward_is_the_portable_one() {
-        let mut rng = Rng::new(11);
-        let nets: Vec<Net> = [80, 40, 7, 41, 128]
-            .iter()
-            .map(|&n| Net::random(n, &mut rng))
-            .collect();
+        let nets = random_nets(&mut Rng::new(11), &[80, 40, 7, 41, 128]);
         for pos in crate::inputs::tests::random_game_positions(12, 20, 300) {
             let x = Inputs::new(&pos);
             for net in &nets {
