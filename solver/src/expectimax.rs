@@ -180,10 +180,10 @@ impl<'e, G: ChanceGame, E: LeafEvaluator<G, N>, const N: usize> Expectimax<'e, G
         if results.is_empty() {
             return self.eval.invert(&self.evaluate(&pos.pass(), plies));
         }
-        let ranked = self.rank_zero(&results);
         if plies == 0 {
-            return ranked[0].value;
+            return self.best_zero(&results);
         }
+        let ranked = self.rank_zero(&results);
         let mut best = (f32::NEG_INFINITY, [0.0; N]);
         let f = &self.filter;
         for r in head(&ranked, f.inner_candidates, f.inner_threshold) {
@@ -194,6 +194,22 @@ impl<'e, G: ChanceGame, E: LeafEvaluator<G, N>, const N: usize> Expectimax<'e, G
             }
         }
         best.1
+    }
+
+    /// The value for the mover of the best result at 0-ply: [`Expectimax::rank_zero`]'s
+    /// first, without ranking the rest (the same evaluations in the same order, the first of
+    /// the highest scores by `total_cmp`). The last ply of every search ends here, so this
+    /// is where most of a search's plays are valued.
+    fn best_zero(&self, results: &[G]) -> [f32; N] {
+        let mut best: Option<(f32, [f32; N])> = None;
+        for r in results {
+            let value = self.eval.invert(&self.evaluate(r, 0));
+            let score = self.eval.score(&value);
+            if best.is_none_or(|(s, _)| score.total_cmp(&s).is_gt()) {
+                best = Some((score, value));
+            }
+        }
+        best.expect("at least one result").1
     }
 
     /// Every result at 0-ply for the mover, best first (ties in generation order).
