@@ -38,7 +38,7 @@ pub(crate) fn sigmoid(x: f32) -> f32 {
 ///
 /// The net's own rather than the C library's `expf`: it has no branch and no call, so the
 /// compiler evaluates a layer's sigmoids eight at a time (the 0-ply evaluation rate rose by
-/// about a tenth, see docs/results.md), and it is plain IEEE arithmetic, the same to the bit
+/// 8% at that step, see docs/results.md), and it is plain IEEE arithmetic, the same to the bit
 /// on every x86_64 machine and build, where glibc picks an `expf` by the CPU (with FMA or
 /// without), which can differ in the last bit. The method is Cephes' `expf`: `x = n ln 2 + r`
 /// with `n` the nearest integer to `x / ln 2` and `ln 2` in two parts (Cody and Waite), so
