@@ -188,11 +188,7 @@ impl Inputs {
                 }
             }
         }
-        // Contact as `is_contact` decides it, from the masks: the sides' rearmost points (the
-        // bar 25, none 0) overlap.
-        let back = masks.map(|m| m.back());
-        let race = back[0] == 0 || back[1] == 0 || back[0] + back[1] <= 25;
-        if race {
+        if !is_contact(pos) {
             for (s, counts) in counts.iter().enumerate() {
                 let base = RACE_AT + s * RACE_FEATURES;
                 let off = offs[s] as usize;
@@ -443,12 +439,8 @@ fn lowest_bit(x: u32) -> u32 {
 /// and no point it may land on beyond the 12 is held. Otherwise roll by roll.
 #[inline(always)]
 fn escape_rolls(v: u32, last: u32, held: u32) -> u32 {
-    if v <= 13 && last <= 18 {
-        // The held points from v + 13 to last + 6 (both below bit 26 here).
-        let beyond = held & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1);
-        if beyond == 0 {
-            return ESCAPES[((held >> (v + 1)) & 0xFFF) as usize] as u32;
-        }
+    if escapes_table_is_exact(v, last, held) {
+        return ESCAPES[((held >> (v + 1)) & 0xFFF) as usize] as u32;
     }
     let mut escapes = 0;
     for dice in Dice::ALL {
@@ -459,6 +451,15 @@ fn escape_rolls(v: u32, last: u32, held: u32) -> u32 {
         }
     }
     escapes
+}
+
+/// Whether [`ESCAPES`] gives [`escape_rolls`]'s count for a checker `v` pips from its bar,
+/// `last` the furthest `held` point within 12 pips in front of it: every landing within the
+/// board (`v ≤ 13`, `last ≤ 18`) and no held point from `v + 13` to `last + 6`.
+#[inline(always)]
+fn escapes_table_is_exact(v: u32, last: u32, held: u32) -> bool {
+    // Both shifts stay below bit 26 once the first two conditions hold.
+    v <= 13 && last <= 18 && held & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1) == 0
 }
 
 /// `ESCAPES[w]`: of the 36 rolls, those on which a lone checker passes every point held in
@@ -879,10 +880,7 @@ pub(crate) mod tests {
                     }
                 }
                 assert_eq!(escape_rolls(v, last, made), want, "{v} {made:b}");
-                let table = v <= 13
-                    && last <= 18
-                    && made & ((1u32 << (last + 7)) - 1) & !((1u32 << (v + 13)) - 1) == 0;
-                if table {
+                if escapes_table_is_exact(v, last, made) {
                     table_used += 1;
                 } else {
                     fallback_used += 1;

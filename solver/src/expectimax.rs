@@ -203,13 +203,18 @@ impl<'e, G: ChanceGame, E: LeafEvaluator<G, N>, const N: usize> Expectimax<'e, G
     fn best_zero(&self, results: &[G]) -> [f32; N] {
         let mut best: Option<(f32, [f32; N])> = None;
         for r in results {
-            let value = self.eval.invert(&self.evaluate(r, 0));
-            let score = self.eval.score(&value);
+            let (value, score) = self.zero_for_mover(r);
             if best.is_none_or(|(s, _)| score.total_cmp(&s).is_gt()) {
                 best = Some((score, value));
             }
         }
         best.expect("at least one result").1
+    }
+
+    /// The 0-ply value of a play's result for the mover, and its score.
+    fn zero_for_mover(&self, result: &G) -> ([f32; N], f32) {
+        let value = self.eval.invert(&self.evaluate(result, 0));
+        (value, self.eval.score(&value))
     }
 
     /// Every result at 0-ply for the mover, best first (ties in generation order).
@@ -218,11 +223,11 @@ impl<'e, G: ChanceGame, E: LeafEvaluator<G, N>, const N: usize> Expectimax<'e, G
             .iter()
             .enumerate()
             .map(|(index, r)| {
-                let value = self.eval.invert(&self.evaluate(r, 0));
+                let (value, score) = self.zero_for_mover(r);
                 Ranked {
                     index,
                     value,
-                    score: self.eval.score(&value),
+                    score,
                     plies: 0,
                 }
             })
