@@ -32,7 +32,10 @@ The set:
   available; a class that has run out is skipped and the others fill in), each class's list
   shuffled with SEED, drawn in that order, positions with fewer than 2 plays passed over.
   --classes race (say) draws from that class alone, in the same order: the first race
-  decisions are the full set's, then more (a sharper measure of one net).
+  decisions are the full set's, then more (a sharper measure of one net). --crashed-only draws
+  from the positions gnubg classifies as crashed (`classifypos`: contact, and one side with at
+  most 6 checkers in play beyond its piles on the ace and deuce points), all in the contact
+  column.
 
 The plays: Tabula's move list gives every legal play with the Position ID after it. That ID is
 gnubg's ordinary Position ID of the position after the move with the turn passed, i.e. from
@@ -103,7 +106,8 @@ def gnubg_selfplay(gnubg, cfg):
             board = gnubg.positionfromid(rec["board"])
             # gammons 0: never cube_judge's "gammonish", so bear-off, race or contact.
             out.append({"position": rec["board"], "dice": "%d%d" % (d[0], d[1]),
-                        "class": classify(board, 0.0)})
+                        "class": classify(board, 0.0),
+                        "crashed": gnubg.classifypos(board) == 9})  # gnubg's CLASS_CRASHED
     print("self-play: %d games, %d positions, %.0f s" % (games, len(out), time.time() - started))
     with open(cfg["out"], "w") as f:
         json.dump(out, f)
@@ -262,6 +266,8 @@ def main():
     ap.add_argument("--plies", default="0,2", help="Tabula's depths, comma-separated")
     ap.add_argument("--classes", default=",".join(CLASSES),
                     help="the classes drawn from, comma-separated (default all: %(default)s)")
+    ap.add_argument("--crashed-only", action="store_true",
+                    help="draw only gnubg's crashed positions (contact, one side crashed)")
     ap.add_argument("--weights", nargs="+", default=[], metavar="W",
                     help="also judge Tabula with these weights files")
     default_bin = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release",
@@ -290,6 +296,8 @@ def main():
     if not classes or any(c not in CLASSES for c in classes) or len(set(classes)) != len(classes):
         ap.error("--classes must be distinct names from %s" % ",".join(CLASSES))
     a.classes = [c for c in CLASSES if c in classes]
+    if a.crashed_only:
+        a.classes = ["contact"]  # crashed positions are contact positions
     for w in a.weights:
         if not os.path.isfile(w):
             ap.error("no weights file %s" % w)
@@ -317,6 +325,8 @@ def run(a, plies):
     t0 = time.time()
     cands = run_gnubg({"mode": "selfplay", "seed": a.seed, "games": a.games}, a.nice)
     selfplay_s = time.time() - t0
+    if a.crashed_only:
+        cands = [x for x in cands if x["crashed"]]
     avail = {c: sum(x["class"] == c for x in cands) for c in CLASSES}
 
     t0 = time.time()

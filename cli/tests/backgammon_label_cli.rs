@@ -204,3 +204,50 @@ fn bad_label_input_exits_2() {
     assert!(!Path::new(fresh).exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--crashed-only` labels and `fit --crashed-net`: a weights file with a crashed net of its
+/// own (3 nets), which the other commands load and play with; `--crashed-only` and
+/// `--races-only` do not go together.
+#[test]
+fn crashed_labels_fit_a_crashed_net() {
+    let dir = scratch("crashed");
+    let labels = dir.join("crashed.txt");
+    ok(&label(&labels, "30", &["--crashed-only", "--threads", "2"]));
+    let text = std::fs::read_to_string(&labels).unwrap();
+    assert!(text.lines().nth(1).unwrap().contains(" crashed noise "));
+    let records = text.lines().filter(|l| !l.starts_with('#')).count();
+    assert!(records > 20, "{records} crashed labels in 30 games");
+    let weights = dir.join("crashed.tnet");
+    let o = tabula(&[
+        "backgammon",
+        "fit",
+        "--labels",
+        labels.to_str().unwrap(),
+        "--out",
+        weights.to_str().unwrap(),
+        "--crashed-net",
+        "--hold-out",
+        "3",
+        "--epochs",
+        "20",
+        "--alpha",
+        "0.05",
+        "--anneal",
+    ]);
+    ok(&o);
+    let file = tabula_gammon::NetFile::load(&weights).unwrap();
+    let crashed = file.evaluator.crashed.as_ref().expect("a crashed net");
+    let shipped = tabula_gammon::weights::builtin().unwrap();
+    assert_ne!(crashed, &shipped.contact);
+    assert_eq!(file.evaluator.contact, shipped.contact);
+    assert_eq!(file.evaluator.race, shipped.race);
+    assert_weights_play(&weights);
+    let o = label(
+        &dir.join("both.txt"),
+        "2",
+        &["--crashed-only", "--races-only"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!dir.join("both.txt").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -730,6 +730,30 @@ pub fn is_contact(pos: &Position) -> bool {
     me > 0 && opp > 0 && me + opp > 25
 }
 
+/// True when a position with contact is **crashed**, as gnubg classifies it
+/// (`ClassifyPosition` in its `eval.c`): some side has at most 6 checkers left in play beyond
+/// those piled deep in its home board. With `n` checkers not borne off, `a` on its ace point
+/// and `d` on its deuce point, a side is crashed when `n ≤ 6`; or, with `a ≥ 2`, when
+/// `n ≤ 6 + a`, or when also `d ≥ 2` and `n + 1 − a − d ≤ 6`; or, with `a ≤ 1` and `d ≥ 1`,
+/// when `n ≤ 5 + d` (gnubg's unsigned `N + (d − 1)`, which wraps for `d = 0` to a test that
+/// `n > 6` already failed). Races are never crashed.
+pub fn is_crashed(pos: &Position) -> bool {
+    is_contact(pos) && (side_crashed(pos, Side::OnRoll) || side_crashed(pos, Side::Opponent))
+}
+
+fn side_crashed(pos: &Position, side: Side) -> bool {
+    const N: u32 = 6;
+    let n = 15 - pos.off(side) as u32;
+    let (a, d) = (pos.checkers(side, 1) as u32, pos.checkers(side, 2) as u32);
+    if n <= N {
+        true
+    } else if a > 1 {
+        n <= N + a || (d > 1 && 1 + n - (a + d) <= N)
+    } else {
+        d >= 1 && n < N + d
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -9,7 +9,8 @@
 //! cubeless equities differ by at least [`LabelOptions::keep`]. With
 //! [`LabelOptions::races_only`], only the positions the race net evaluates are looked at (the
 //! games are the same; the labels are the race subset of the full run's, plus the exact
-//! bear-offs labelled by the database).
+//! bear-offs labelled by the database); with [`LabelOptions::crashed_only`], only the crashed
+//! positions.
 //!
 //! **Chunks.** Games are made in chunks of [`LabelOptions::games_per_chunk`]; chunk `c` draws
 //! its dice and noise from its own generator, seeded from `(seed, c)` alone, so a chunk's labels
@@ -38,10 +39,11 @@ use tabula_engine::backgammon::{PlayList, Position};
 
 use crate::baseline::{opening_roll, roll, MAX_PLIES};
 use crate::inputs::Inputs;
-use crate::net::{consistent, equity, Evaluator, Net, Probabilities, OUTPUTS};
+use crate::net::{consistent, equity, Evaluator, Net, NetClass, Probabilities, OUTPUTS};
 use crate::rng::Rng;
 use crate::rollout::{Rollout, RolloutOptions};
 use crate::search::{SearchOptions, Searcher};
+use NetClass::{Crashed, Race};
 
 /// The first line of a label file.
 pub const MAGIC: &str = "# tabula-labels 1";
@@ -68,6 +70,9 @@ pub struct LabelOptions {
     /// by it (their `net` is the race net's own value), so that a race net fitted on them stays
     /// right where no database is attached.
     pub races_only: bool,
+    /// Look only at the crashed positions ([`crate::inputs::is_crashed`]): training data for
+    /// the crashed net alone, from the same games.
+    pub crashed_only: bool,
 }
 
 impl Default for LabelOptions {
@@ -80,6 +85,7 @@ impl Default for LabelOptions {
             seed: 1,
             rollout_trials: 0,
             races_only: false,
+            crashed_only: false,
         }
     }
 }
@@ -99,7 +105,9 @@ pub struct Label {
 /// made with another evaluator are not the same run.
 pub fn fingerprint(eval: &Evaluator) -> u64 {
     let mut h = Fnv::new();
-    for net in [&eval.contact, &eval.race] {
+    // A crashed net of its own is hashed after the others, so that weights without one keep
+    // the fingerprint they had before there were crashed nets.
+    for net in [&eval.contact, &eval.race].into_iter().chain(&eval.crashed) {
         hash_net(&mut h, net);
     }
     h.bytes(&[eval.bearoff.is_some() as u8]);
@@ -152,7 +160,11 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                     });
                 }
             }
-            let wanted = exact.is_none() && (!options.races_only || eval.net_for(&pos).1);
+            let wanted = exact.is_none()
+                && match (options.races_only, options.crashed_only) {
+                    (false, false) => true,
+                    (races, _) => NetClass::of(&pos) == if races { Race } else { Crashed },
+                };
             if wanted {
                 let net = eval.evaluate(&pos);
                 let deep = searcher.evaluate(&pos, options.plies);
@@ -237,7 +249,11 @@ pub fn header(options: &LabelOptions, evaluator: u64) -> String {
             0 => String::new(),
             n => format!(" rollout {n}"),
         },
-        if options.races_only { " races" } else { "" },
+        match (options.races_only, options.crashed_only) {
+            (true, _) => " races",
+            (_, true) => " crashed",
+            _ => "",
+        },
         options.noise,
         options.keep,
         options.games_per_chunk,
@@ -521,13 +537,35 @@ mod tests {
         }
         let expected: Vec<Label> = all
             .iter()
-            .filter(|l| eval.net_for(&l.position).1)
+            .filter(|l| eval.net_for(&l.position).1 == Race)
             .copied()
             .collect();
         assert!(!only.is_empty() && only.len() < all.len());
         assert_eq!(only, expected);
         assert!(header(&races, 0).contains(" 1 races noise "));
         assert!(!header(&small(), 0).contains("races"));
+    }
+
+    #[test]
+    fn crashed_only_keeps_the_crashed_positions_of_the_same_games() {
+        let eval = crate::weights::builtin().unwrap();
+        let crashed = LabelOptions {
+            crashed_only: true,
+            ..small()
+        };
+        let (mut all, mut only) = (Vec::new(), Vec::new());
+        for c in 0..12 {
+            all.extend(label_chunk(eval, &small(), c));
+            only.extend(label_chunk(eval, &crashed, c));
+        }
+        let expected: Vec<Label> = all
+            .iter()
+            .filter(|l| crate::inputs::is_crashed(&l.position))
+            .copied()
+            .collect();
+        assert!(!only.is_empty() && only.len() < all.len());
+        assert_eq!(only, expected);
+        assert!(header(&crashed, 0).contains(" 1 crashed noise "));
     }
 
     #[test]

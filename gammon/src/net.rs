@@ -3,7 +3,7 @@
 
 use tabula_engine::backgammon::{Position, Side, BAR, CHECKERS};
 
-use crate::inputs::{is_contact, Inputs, INPUTS};
+use crate::inputs::{is_contact, is_crashed, Inputs, INPUTS};
 use crate::rng::Rng;
 
 /// Outputs of a net: `[win, win gammon, win backgammon, lose gammon, lose backgammon]`.
@@ -299,20 +299,57 @@ pub fn consistent(pos: &Position, raw: Probabilities, race: bool) -> Probabiliti
     p
 }
 
-/// The two nets: one for positions with contact, one for races.
+/// Which net evaluates a position: gnubg's three classes of positions that are not over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NetClass {
+    /// The checkers can still meet and neither side is crashed.
+    Contact,
+    /// Contact, and one side is crashed ([`crate::inputs::is_crashed`]).
+    Crashed,
+    /// No contact.
+    Race,
+}
+
+impl NetClass {
+    /// The class of `pos`.
+    pub fn of(pos: &Position) -> NetClass {
+        if !is_contact(pos) {
+            NetClass::Race
+        } else if is_crashed(pos) {
+            NetClass::Crashed
+        } else {
+            NetClass::Contact
+        }
+    }
+
+    /// The name used in files and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            NetClass::Contact => "contact",
+            NetClass::Crashed => "crashed",
+            NetClass::Race => "race",
+        }
+    }
+}
+
+/// The nets: one for positions with contact, one for crashed positions (optional: without it
+/// the contact net evaluates them too, as it did before there was one), one for races.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluator {
     pub contact: Net,
+    /// The net of crashed positions, when the weights have one of their own.
+    pub crashed: Option<Net>,
     pub race: Net,
     /// Exact bear-off probabilities, used instead of the race net when attached.
     pub bearoff: Option<crate::bearoff::BearoffTable>,
 }
 
 impl Evaluator {
-    /// Fresh random nets (the start of training).
+    /// Fresh random nets (the start of training), without a crashed net of their own.
     pub fn random(contact_hidden: usize, race_hidden: usize, rng: &mut Rng) -> Evaluator {
         Evaluator {
             contact: Net::random(contact_hidden, rng),
+            crashed: None,
             race: Net::random(race_hidden, rng),
             bearoff: None,
         }
@@ -329,13 +366,29 @@ impl Evaluator {
         }
     }
 
-    /// The net that evaluates `pos` and whether it is the race net.
-    pub fn net_for(&self, pos: &Position) -> (&Net, bool) {
-        if is_contact(pos) {
-            (&self.contact, false)
-        } else {
-            (&self.race, true)
+    /// The net that evaluates positions of `class` (the contact net for crashed positions
+    /// when there is no crashed net).
+    pub fn net(&self, class: NetClass) -> &Net {
+        match class {
+            NetClass::Contact => &self.contact,
+            NetClass::Crashed => self.crashed.as_ref().unwrap_or(&self.contact),
+            NetClass::Race => &self.race,
         }
+    }
+
+    /// The same, to train.
+    pub fn net_mut(&mut self, class: NetClass) -> &mut Net {
+        match class {
+            NetClass::Contact => &mut self.contact,
+            NetClass::Crashed => self.crashed.as_mut().unwrap_or(&mut self.contact),
+            NetClass::Race => &mut self.race,
+        }
+    }
+
+    /// The net that evaluates `pos` and the class of `pos`.
+    pub fn net_for(&self, pos: &Position) -> (&Net, NetClass) {
+        let class = NetClass::of(pos);
+        (self.net(class), class)
     }
 
     /// The 0-ply evaluation of `pos` for the player on roll (before the roll): exact when the
@@ -347,7 +400,13 @@ impl Evaluator {
         if let Some(p) = self.bearoff.as_ref().and_then(|t| t.probabilities(pos)) {
             return p;
         }
-        let (net, race) = self.net_for(pos);
+        // `net_for`, with the crashed test only where a crashed net is there to take it.
+        let race = !is_contact(pos);
+        let net = match &self.crashed {
+            _ if race => &self.race,
+            Some(crashed) if is_crashed(pos) => crashed,
+            _ => &self.contact,
+        };
         consistent(pos, net.forward(&Inputs::new(pos)), race)
     }
 
@@ -479,5 +538,65 @@ mod tests {
         let e = Evaluator::random(8, 4, &mut rng);
         let v = e.evaluate(&Position::START);
         assert!(v.iter().all(|x| (0.0..=1.0).contains(x)));
+    }
+
+    /// Tabula's classes agree with gnubg's `classifypos` on 4,000 positions built around its
+    /// crashed rule (`scripts/gnubg-classes.py`: piles on the ace and deuce points, 1 to 15
+    /// checkers in play a side), race and bear-off kinds read as race.
+    #[test]
+    fn classes_are_gnubgs() {
+        let text = include_str!("../tests/data/backgammon-classes.txt");
+        let mut seen = std::collections::HashMap::new();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let (id, class) = line.split_once(' ').unwrap();
+            let pos = Position::from_position_id(id).unwrap();
+            let ours = NetClass::of(&pos);
+            assert_eq!(ours.name(), class, "{id}");
+            // The class does not depend on who is on roll.
+            assert_eq!(NetClass::of(&pos.swapped()), ours, "{id}");
+            *seen.entry(ours).or_insert(0) += 1;
+        }
+        for class in [NetClass::Contact, NetClass::Crashed, NetClass::Race] {
+            assert!(seen.get(&class).copied().unwrap_or(0) > 500, "{seen:?}");
+        }
+    }
+
+    /// Without a crashed net the contact net evaluates crashed positions, as before there were
+    /// crashed nets; with one, that net does, and only there.
+    #[test]
+    fn the_crashed_net_evaluates_crashed_positions_only() {
+        let mut rng = Rng::new(4);
+        let plain = Evaluator::random(8, 4, &mut rng);
+        let mut with = plain.clone();
+        with.crashed = Some(Net::random(6, &mut rng));
+        let text = include_str!("../tests/data/backgammon-classes.txt");
+        let mut crashed = 0;
+        for line in text.lines().filter(|l| !l.starts_with('#')).take(400) {
+            let pos = Position::from_position_id(line.split(' ').next().unwrap()).unwrap();
+            let class = NetClass::of(&pos);
+            assert_eq!(
+                plain.net_for(&pos).0,
+                if class == NetClass::Race {
+                    &plain.race
+                } else {
+                    &plain.contact
+                }
+            );
+            let (a, b) = (plain.evaluate(&pos), with.evaluate(&pos));
+            if class == NetClass::Crashed {
+                crashed += 1;
+                assert_eq!(with.net_for(&pos).0, with.crashed.as_ref().unwrap());
+                let own = consistent(
+                    &pos,
+                    with.crashed.as_ref().unwrap().forward(&Inputs::new(&pos)),
+                    false,
+                );
+                assert_eq!(b, own);
+                assert_ne!(a, b, "{pos}");
+            } else {
+                assert_eq!(a, b, "{pos}");
+            }
+        }
+        assert!(crashed > 100);
     }
 }

@@ -5,13 +5,13 @@
 //! Each output is a sigmoid unit read as a probability, so the cross-entropy
 //! `−Σ_k t_k ln y_k + (1 − t_k) ln(1 − y_k)` has the gradient `y_k − t_k` at output `k`'s
 //! pre-activation (no vanishing sigmoid slope near 0 or 1, where the gammon outputs live). A
-//! position trains the contact net or the race net, as [`Evaluator::net_for`] picks; the net's
+//! position trains the net that evaluates it, as [`Evaluator::net_for`] picks; the net's
 //! raw outputs are trained (the evaluator's consistency rules, [`crate::net::consistent`], are
 //! applied after them as in play).
 
 use crate::inputs::Inputs;
 use crate::label::Label;
-use crate::net::{consistent, equity, Evaluator, Net, MAX_HIDDEN, OUTPUTS};
+use crate::net::{consistent, equity, Evaluator, Net, NetClass, MAX_HIDDEN, OUTPUTS};
 use crate::rng::Rng;
 
 /// How well an evaluator fits a set of labels.
@@ -33,10 +33,10 @@ pub fn measure(eval: &Evaluator, labels: &[Label]) -> FitStats {
         ..FitStats::default()
     };
     for l in labels {
-        let (net, race) = eval.net_for(&l.position);
+        let (net, class) = eval.net_for(&l.position);
         let y = net.forward(&Inputs::new(&l.position));
         s.cross_entropy += cross_entropy(&y, &l.deep);
-        let p = consistent(&l.position, y, race);
+        let p = consistent(&l.position, y, class == NetClass::Race);
         s.equity_error += (equity(&p) - equity(&l.deep)).abs() as f64;
     }
     let n = labels.len().max(1) as f64;
@@ -100,12 +100,9 @@ pub fn fit_epoch(eval: &mut Evaluator, labels: &[Label], alpha: f32, seed: u64) 
     let mut h = [0.0f32; MAX_HIDDEN];
     for &i in &order {
         let l = &labels[i];
-        let race = !crate::inputs::is_contact(&l.position);
-        let net = if race {
-            &mut eval.race
-        } else {
-            &mut eval.contact
-        };
+        let class = NetClass::of(&l.position);
+        let race = class == NetClass::Race;
+        let net = eval.net_mut(class);
         let x = Inputs::new(&l.position);
         let y = net.forward_into(&x, &mut h);
         s.cross_entropy += cross_entropy(&y, &l.deep);
@@ -220,6 +217,32 @@ mod tests {
         for k in 0..OUTPUTS {
             assert!((a[k] - b[k]).abs() < 1e-5, "{a:?} {b:?}");
         }
+    }
+
+    /// Crashed labels train a crashed net of its own and leave the other nets alone; without
+    /// one they train the contact net.
+    #[test]
+    fn crashed_labels_train_the_crashed_net() {
+        let shipped = crate::weights::builtin().unwrap();
+        let o = LabelOptions {
+            plies: 1,
+            games_per_chunk: 4,
+            crashed_only: true,
+            ..LabelOptions::default()
+        };
+        let labels: Vec<Label> = (0..3).flat_map(|c| label_chunk(shipped, &o, c)).collect();
+        assert!(labels.len() > 5);
+        let mut split = shipped.clone();
+        split.crashed = Some(split.contact.clone());
+        assert_eq!(measure(&split, &labels), measure(shipped, &labels));
+        fit_epoch(&mut split, &labels, 0.01, 1);
+        assert_eq!(split.contact, shipped.contact);
+        assert_eq!(split.race, shipped.race);
+        assert_ne!(split.crashed.as_ref(), Some(&shipped.contact));
+        let mut plain = shipped.clone();
+        fit_epoch(&mut plain, &labels, 0.01, 1);
+        assert_eq!(plain.crashed, None);
+        assert_eq!(Some(&plain.contact), split.crashed.as_ref());
     }
 
     /// Fitting a net to a search's labels lowers the error on those labels, deterministically.

@@ -9,16 +9,17 @@
 //! (outputs 0 negated, gammons and lost gammons swapped at odd plies).
 //!
 //! A game uses the contact net until the checkers have passed each other, then the race net,
-//! each with its own traces (both start empty every game; the contact net's traces are dropped
-//! when the race begins, as contact never comes back). Checkpoints fall between games: a file
+//! each with its own traces (all start empty every game; a net's traces are dropped when
+//! another net takes over, as when the race begins). Weights with a crashed net of their own
+//! ([`Evaluator::crashed`]) train it on the crashed positions, with traces of its own. Checkpoints fall between games: a file
 //! holds the weights, the game counter and the RNG state, so a run resumed from a checkpoint
 //! plays exactly the games the uninterrupted run would have (with the same `alpha`/`lambda`).
 
 use tabula_engine::backgammon::{PlayList, Position};
 
 use crate::baseline::{best_net_play, opening_roll, roll, MAX_PLIES};
-use crate::inputs::{is_contact, Inputs, INPUTS};
-use crate::net::{Evaluator, Net, Probabilities, MAX_HIDDEN, OUTPUTS};
+use crate::inputs::{Inputs, INPUTS};
+use crate::net::{Evaluator, Net, NetClass, Probabilities, MAX_HIDDEN, OUTPUTS};
 use crate::rng::Rng;
 use crate::weights::NetFile;
 
@@ -98,8 +99,20 @@ pub struct Trainer {
     rng: Rng,
     games: u64,
     options: TrainOptions,
-    traces: [Traces; 2],
+    /// Per net ([`trace_slot`]): contact, race, crashed.
+    traces: [Traces; 3],
     list: PlayList,
+}
+
+/// The slot of the traces of the net that evaluates `class`: one a net, so that without a
+/// crashed net of its own the contact net keeps one set of traces over crashed positions too,
+/// exactly as before there were crashed nets.
+fn trace_slot(evaluator: &Evaluator, class: NetClass) -> usize {
+    match class {
+        NetClass::Crashed if evaluator.crashed.is_some() => 2,
+        NetClass::Contact | NetClass::Crashed => 0,
+        NetClass::Race => 1,
+    }
 }
 
 impl Trainer {
@@ -125,6 +138,7 @@ impl Trainer {
         let traces = [
             Traces::new(evaluator.contact.hidden()),
             Traces::new(evaluator.race.hidden()),
+            Traces::new(evaluator.net(NetClass::Crashed).hidden()),
         ];
         Trainer {
             evaluator,
@@ -169,14 +183,17 @@ impl Trainer {
         let mut stats = GameStats::default();
         let mut pos = Position::START;
         let mut h = [0.0f32; MAX_HIDDEN];
+        let mut last = 0;
         for ply in 0..MAX_PLIES {
-            let race = !is_contact(&pos);
+            let (net, class) = self.evaluator.net_for(&pos);
+            let slot = trace_slot(&self.evaluator, class);
+            if slot != last {
+                // A net's traces only span the positions it evaluated in a row (the contact
+                // net's end when the race begins, as contact never comes back).
+                self.traces[last].clear();
+                last = slot;
+            }
             let x = Inputs::new(&pos);
-            let net = if race {
-                &self.evaluator.race
-            } else {
-                &self.evaluator.contact
-            };
             let y = net.forward_into(&x, &mut h);
             let dice = if ply == 0 {
                 opening_roll(&mut self.rng)
@@ -193,7 +210,7 @@ impl Trainer {
             let d: Probabilities = std::array::from_fn(|k| target[k] - y[k]);
             stats.abs_td += d[0].abs() as f64;
             stats.plies += 1;
-            self.update(race, &x, &h, &y, &d, ply % 2 == 1);
+            self.update(class, &x, &h, &y, &d, ply % 2 == 1);
             if next.is_game_over() {
                 // The mover of this ply won: `target` is exact.
                 let points = 1 + (target[1] > 0.5) as i32 + (target[2] > 0.5) as i32;
@@ -212,7 +229,7 @@ impl Trainer {
     #[allow(clippy::needless_range_loop)]
     fn update(
         &mut self,
-        race: bool,
+        class: NetClass,
         x: &Inputs,
         h: &[f32],
         y: &Probabilities,
@@ -224,15 +241,12 @@ impl Trainer {
             lambda,
             freeze_race,
         } = self.options;
-        if race && freeze_race {
+        if class == NetClass::Race && freeze_race {
             return;
         }
-        let net: &mut Net = if race {
-            &mut self.evaluator.race
-        } else {
-            &mut self.evaluator.contact
-        };
-        let tr = &mut self.traces[race as usize];
+        let slot = trace_slot(&self.evaluator, class);
+        let net: &mut Net = self.evaluator.net_mut(class);
+        let tr = &mut self.traces[slot];
         let n = net.hidden;
         let h = &h[..n];
         // Fixed-perspective component j is the on-roll component src[j] times sign[j].
@@ -360,6 +374,48 @@ mod tests {
             u.play_game();
         }
         assert_ne!(u.evaluator().race, start.evaluator().race);
+    }
+
+    /// A crashed net of its own learns on the crashed positions, and the contact net then
+    /// learns on the others only.
+    #[test]
+    fn a_crashed_net_learns_on_crashed_positions() {
+        let base = NetFile::decode(crate::weights::BUILTIN).unwrap();
+        let mut split = base.clone();
+        split.evaluator.crashed = Some(split.evaluator.contact.clone());
+        let opts = TrainOptions::default();
+        let (mut a, mut b) = (
+            Trainer::resume(base, opts),
+            Trainer::resume(split.clone(), opts),
+        );
+        let mut crashed = 0;
+        for _ in 0..12 {
+            b.play_game();
+            a.play_game();
+        }
+        // The games met crashed positions (their dice are the same until the nets differ).
+        let mut t = Trainer::resume(split.clone(), opts);
+        for _ in 0..12 {
+            let mut pos = Position::START;
+            while !pos.is_game_over() {
+                crashed += crate::inputs::is_crashed(&pos) as u32;
+                let dice = roll(&mut t.rng);
+                pos = if pos.generate_plays(dice, &mut t.list) == 0 {
+                    pos.swapped()
+                } else {
+                    t.list.result(best_net_play(&t.evaluator, &t.list).0)
+                };
+            }
+        }
+        assert!(crashed > 0);
+        let (ea, eb) = (a.evaluator(), b.evaluator());
+        assert!(ea.crashed.is_none());
+        let learned = eb.crashed.as_ref().unwrap();
+        assert_ne!(learned, split.evaluator.crashed.as_ref().unwrap());
+        assert_ne!(learned, &eb.contact);
+        assert_ne!(ea.contact, eb.contact);
+        let back = NetFile::decode(&b.to_file().encode()).unwrap();
+        assert_eq!(back.evaluator.crashed.as_ref(), Some(learned));
     }
 
     #[test]

@@ -5,14 +5,19 @@
 //!
 //! | bytes | what |
 //! | --- | --- |
-//! | 4 | number of nets, 2 (contact, then race) |
-//! | 2 × 12 | per net: inputs ([`INPUTS`], or an earlier count of [`LAYOUTS`]), hidden units, outputs ([`OUTPUTS`]) |
+//! | 4 | number of nets `n`: 2 (contact, then race) or 3 (contact, race, then crashed) |
+//! | n × 12 | per net: inputs ([`INPUTS`], or an earlier count of [`LAYOUTS`]), hidden units, outputs ([`OUTPUTS`]) |
 //! | 8 | self-play games trained |
 //! | 8 | training RNG state (so that `--resume` continues the same games) |
 //! | 4 | 1 when the learning rate and trace decay follow, 2 when they do and the race net was frozen (`TrainOptions::freeze_race`), 0 when they are unknown |
 //! | 4 | learning rate α (f32; 0 when unknown) |
 //! | 4 | trace decay λ (f32; 0 when unknown) |
 //! | … | per net: `w1` (inputs × hidden, input-major), `b1`, `w2` (outputs × hidden), `b2`, f32 |
+//!
+//! Weights with a crashed net of their own ([`Evaluator::crashed`]) are written with 3 nets;
+//! weights without one with 2, byte for byte as before there were crashed nets, so that such
+//! files still load in older builds (which refuse a 3-net file: "3 nets, expected 2"). A 2-net
+//! file loads without a crashed net: the contact net evaluates crashed positions, as it did.
 //!
 //! Files of the first format (magic `TABULANN`, version 1: the same nets, games and RNG state
 //! without α and λ, and one FNV-1a 64 checksum at the end) still load through a small legacy
@@ -35,15 +40,19 @@ pub const CONTEXT: &str = "game=backgammon;nets=contact,race";
 /// The magic bytes of the first weights format (read, never written).
 pub const LEGACY_MAGIC: &[u8; 8] = b"TABULANN";
 
-/// Bytes of the payload before the floats.
-const PREAMBLE: usize = 4 + 2 * 12 + 8 + 8 + 12;
+/// Bytes of the payload before the floats, for `nets` nets.
+const fn preamble(nets: usize) -> usize {
+    4 + nets * 12 + 8 + 8 + 12
+}
+/// The shortest preamble (2 nets).
+const PREAMBLE: usize = preamble(2);
 /// Bytes of a first-format file before the floats.
 const LEGACY_HEADER: usize = 8 + 4 + 4 + 2 * 12 + 8 + 8;
 
 /// The weights shipped in `gammon/data/backgammon.tnet`.
 pub static BUILTIN: &[u8] = include_bytes!("../data/backgammon.tnet");
 
-/// Two nets with the training state that produced them.
+/// The nets with the training state that produced them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetFile {
     pub evaluator: Evaluator,
@@ -82,7 +91,8 @@ pub enum WeightsError {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ShapeError {
-    /// Net `net` (0 contact, 1 race) has inputs not in [`LAYOUTS`] or outputs not [`OUTPUTS`].
+    /// Net `net` (0 contact, 1 race, 2 crashed) has inputs not in [`LAYOUTS`] or outputs not
+    /// [`OUTPUTS`].
     Layout {
         net: usize,
         inputs: u32,
@@ -93,7 +103,7 @@ pub enum ShapeError {
     Hidden { net: usize, hidden: u32 },
     /// A payload shorter than its fixed preamble.
     ShortPayload { len: usize },
-    /// Not 2 nets (contact and race).
+    /// Neither 2 nets (contact and race) nor 3 (and crashed).
     NetCount { found: u32 },
     /// Learning parameters out of range (alpha must be positive, lambda 0 to 1).
     Training { alpha: f32, lambda: f32 },
@@ -123,7 +133,10 @@ impl fmt::Display for ShapeError {
             }
             ShapeError::ShortPayload { len } => write!(f, "a payload of {len} bytes"),
             ShapeError::NetCount { found } => {
-                write!(f, "{found} nets, expected 2 (contact and race)")
+                write!(
+                    f,
+                    "{found} nets, expected 2 (contact and race) or 3 (and crashed)"
+                )
             }
             ShapeError::Training { alpha, lambda } => write!(
                 f,
@@ -236,10 +249,10 @@ fn legacy_max_len() -> u64 {
     (LEGACY_HEADER + 8 * net_floats(INPUTS, MAX_HIDDEN) + 8) as u64
 }
 
-/// Reads the two net shapes at `bytes[0..24]`: inputs and hidden units of each.
-fn shapes(bytes: &[u8]) -> Result<[(usize, usize); 2], WeightsError> {
+/// Reads the shapes of `n` nets at `bytes[0..12 n]`: inputs and hidden units of each.
+fn shapes(bytes: &[u8], n: usize) -> Result<Vec<(usize, usize)>, WeightsError> {
     let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
-    let mut out = [(0, 0); 2];
+    let mut out = vec![(0, 0); n];
     for (k, shape) in out.iter_mut().enumerate() {
         let o = 12 * k;
         let (i, n, outputs) = (u32_at(o), u32_at(o + 4), u32_at(o + 8));
@@ -260,13 +273,14 @@ fn shapes(bytes: &[u8]) -> Result<[(usize, usize); 2], WeightsError> {
     Ok(out)
 }
 
-/// The bytes of the floats of two nets of `shapes`.
-fn floats_len(shapes: &[(usize, usize); 2]) -> usize {
+/// The bytes of the floats of nets of `shapes`.
+fn floats_len(shapes: &[(usize, usize)]) -> usize {
     4 * shapes.iter().map(|&(i, n)| net_floats(i, n)).sum::<usize>()
 }
 
-/// The two nets from their floats (`bytes` exactly as long as [`floats_len`]).
-fn nets(bytes: &[u8], shapes: &[(usize, usize); 2]) -> Result<Evaluator, WeightsError> {
+/// The nets from their floats (`bytes` exactly as long as [`floats_len`]): contact, race and,
+/// of a third shape, crashed.
+fn nets(bytes: &[u8], shapes: &[(usize, usize)]) -> Result<Evaluator, WeightsError> {
     let mut at = 0;
     let mut floats = |n: usize| -> Vec<f32> {
         let v = bytes[at..at + 4 * n]
@@ -276,7 +290,7 @@ fn nets(bytes: &[u8], shapes: &[(usize, usize); 2]) -> Result<Evaluator, Weights
         at += 4 * n;
         v
     };
-    let mut nets = Vec::with_capacity(2);
+    let mut nets = Vec::with_capacity(shapes.len());
     for &(i, n) in shapes {
         let mut w1 = floats(i * n);
         // A net trained on an earlier layout: the units it lacks get zero weights, so it
@@ -302,10 +316,12 @@ fn nets(bytes: &[u8], shapes: &[(usize, usize); 2]) -> Result<Evaluator, Weights
             b2,
         });
     }
+    let crashed = if nets.len() == 3 { nets.pop() } else { None };
     let race = nets.pop().unwrap();
     let contact = nets.pop().unwrap();
     Ok(Evaluator {
         contact,
+        crashed,
         race,
         bearoff: None,
     })
@@ -314,16 +330,20 @@ fn nets(bytes: &[u8], shapes: &[(usize, usize); 2]) -> Result<Evaluator, Weights
 impl NetFile {
     /// The payload of the file (see the module documentation).
     pub fn payload(&self) -> Vec<u8> {
-        let nets = [&self.evaluator.contact, &self.evaluator.race];
+        let e = &self.evaluator;
+        let nets: Vec<&Net> = [&e.contact, &e.race]
+            .into_iter()
+            .chain(e.crashed.as_ref())
+            .collect();
         let mut out = Vec::with_capacity(
-            PREAMBLE
+            preamble(nets.len())
                 + 4 * nets
                     .iter()
                     .map(|n| net_floats(INPUTS, n.hidden))
                     .sum::<usize>(),
         );
         put_u32(&mut out, nets.len() as u32);
-        for n in nets {
+        for n in &nets {
             put_u32(&mut out, INPUTS as u32);
             put_u32(&mut out, n.hidden as u32);
             put_u32(&mut out, OUTPUTS as u32);
@@ -364,16 +384,21 @@ impl NetFile {
         let u32_at = |o: usize| u32::from_le_bytes(p[o..o + 4].try_into().unwrap());
         let f32_at = |o: usize| f32::from_le_bytes(p[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(p[o..o + 8].try_into().unwrap());
-        if u32_at(0) != 2 {
-            return Err(ShapeError::NetCount { found: u32_at(0) }.into());
+        let n = match u32_at(0) {
+            n @ (2 | 3) => n as usize,
+            found => return Err(ShapeError::NetCount { found }.into()),
+        };
+        if p.len() < preamble(n) {
+            return Err(ShapeError::ShortPayload { len: p.len() }.into());
         }
-        let shapes = shapes(&p[4..28])?;
-        let training = match u32_at(44) {
+        let shapes = shapes(&p[4..4 + 12 * n], n)?;
+        let at = 4 + 12 * n; // games, RNG state, training flag, α, λ
+        let training = match u32_at(at + 16) {
             0 => None,
             flag @ (1 | 2) => {
                 let t = TrainOptions {
-                    alpha: f32_at(48),
-                    lambda: f32_at(52),
+                    alpha: f32_at(at + 20),
+                    lambda: f32_at(at + 24),
                     freeze_race: flag == 2,
                 };
                 if !(t.alpha.is_finite() && t.alpha > 0.0 && (0.0..=1.0).contains(&t.lambda)) {
@@ -387,7 +412,7 @@ impl NetFile {
             }
             other => return Err(ShapeError::TrainingFlag { found: other }.into()),
         };
-        let floats = &p[PREAMBLE..];
+        let floats = &p[preamble(n)..];
         if floats.len() != floats_len(&shapes) {
             return Err(ShapeError::WeightsLength {
                 found: floats.len(),
@@ -397,8 +422,8 @@ impl NetFile {
         }
         Ok(NetFile {
             evaluator: nets(floats, &shapes)?,
-            games: u64_at(28),
-            rng_state: u64_at(36),
+            games: u64_at(at),
+            rng_state: u64_at(at + 8),
             training,
         })
     }
@@ -481,7 +506,7 @@ fn decode_legacy(bytes: &[u8]) -> Result<NetFile, WeightsError> {
     if u32_at(12) != 2 {
         return Err(ShapeError::NetCount { found: u32_at(12) }.into());
     }
-    let shapes = shapes(&bytes[16..40])?;
+    let shapes = shapes(&bytes[16..40], 2)?;
     let total = LEGACY_HEADER + floats_len(&shapes) + 8;
     if bytes.len() < total {
         return Err(truncated(total));
@@ -591,6 +616,44 @@ mod tests {
         ));
         f.save(&path, Existing::Replace).unwrap();
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A crashed net of its own makes a 3-net file that loads back the same; weights without
+    /// one are written with 2 nets, byte for byte as before there were crashed nets (the
+    /// shipped file re-encodes to itself); other net counts are refused by name.
+    #[test]
+    fn crashed_nets_round_trip_and_two_net_files_are_unchanged() {
+        let mut f = sample();
+        f.evaluator.crashed = Some(Net::random(4, &mut Rng::new(8)));
+        let bytes = f.encode();
+        assert_eq!(NetFile::decode(&bytes).unwrap(), f);
+        let payload = f.payload();
+        assert_eq!(&payload[..4], &3u32.to_le_bytes());
+        assert_eq!(
+            payload.len(),
+            sample().payload().len() + 12 + 4 * net_floats(INPUTS, 4)
+        );
+        let path = scratch("crashed.tnet");
+        let _ = std::fs::remove_file(&path);
+        f.save(&path, Existing::Refuse).unwrap();
+        assert_eq!(NetFile::load(&path).unwrap(), f);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(NetFile::decode(BUILTIN).unwrap().encode(), BUILTIN);
+        for count in [1u32, 4] {
+            let mut odd = payload.clone();
+            odd[..4].copy_from_slice(&count.to_le_bytes());
+            let odd = tabula_store::encode(Kind::NetWeights, CONTEXT, &odd, 512);
+            let e = NetFile::decode(&odd).unwrap_err();
+            assert!(
+                matches!(e, WeightsError::Shape(ShapeError::NetCount { found }) if found == count),
+                "{e:?}"
+            );
+        }
+        // A 3-net count over a 2-net payload: the shapes' bytes do not add up.
+        let mut odd = sample().payload();
+        odd[..4].copy_from_slice(&3u32.to_le_bytes());
+        let odd = tabula_store::encode(Kind::NetWeights, CONTEXT, &odd, 512);
+        assert!(matches!(NetFile::decode(&odd), Err(WeightsError::Shape(_))));
     }
 
     #[test]

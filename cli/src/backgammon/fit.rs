@@ -48,6 +48,12 @@ pub struct FitArgs {
     /// The same for the race net.
     #[arg(long = "race-hidden")]
     race_hidden: Option<usize>,
+    /// Give the weights a crashed net of their own (gnubg's crashed class: contact, and one
+    /// side with at most 6 checkers in play beyond those piled on its ace and deuce points),
+    /// starting as a copy of the contact net, so that the evaluator starts as it was; the
+    /// crashed labels then train it alone. Weights that already have one keep it.
+    #[arg(long = "crashed-net")]
+    crashed_net: bool,
     /// Seed of the order of the labels in each epoch.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -79,6 +85,9 @@ pub fn fit(args: &FitArgs) -> CliResult {
         None => NetFile::decode(weights::BUILTIN)
             .map_err(|e| CliError::internal(format!("built-in weights: {e}")))?,
     };
+    if args.crashed_net && file.evaluator.crashed.is_none() {
+        file.evaluator.crashed = Some(file.evaluator.contact.clone());
+    }
     let mut rng = tabula_gammon::Rng::new(args.seed);
     for (hidden, net) in [
         (args.contact_hidden, &mut file.evaluator.contact),

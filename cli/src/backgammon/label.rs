@@ -40,8 +40,13 @@ pub struct LabelArgs {
     /// Label only the positions the race net evaluates (no contact): training data for the
     /// race net alone, from the same games; bear-offs the database values exactly are labelled
     /// by it.
-    #[arg(long = "races-only")]
+    #[arg(long = "races-only", conflicts_with = "crashed_only")]
     races_only: bool,
+    /// Label only the crashed positions (gnubg's class: contact, and one side with at most 6
+    /// checkers in play beyond those piled on its ace and deuce points): training data for a
+    /// crashed net (`fit --crashed-net`), from the same games.
+    #[arg(long = "crashed-only")]
+    crashed_only: bool,
     /// Self-play games per chunk (the unit of resumption and of parallel work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -80,6 +85,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         seed: args.seed,
         rollout_trials: args.rollout_trials,
         races_only: args.races_only,
+        crashed_only: args.crashed_only,
     };
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
