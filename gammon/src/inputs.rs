@@ -738,7 +738,13 @@ pub fn is_contact(pos: &Position) -> bool {
 /// when `n ≤ 5 + d` (gnubg's unsigned `N + (d − 1)`, which wraps for `d = 0` to a test that
 /// `n > 6` already failed). Races are never crashed.
 pub fn is_crashed(pos: &Position) -> bool {
-    is_contact(pos) && (side_crashed(pos, Side::OnRoll) || side_crashed(pos, Side::Opponent))
+    is_contact(pos) && a_side_is_crashed(pos)
+}
+
+/// [`is_crashed`] for a position known to have contact.
+#[inline]
+pub(crate) fn a_side_is_crashed(pos: &Position) -> bool {
+    side_crashed(pos, Side::OnRoll) || side_crashed(pos, Side::Opponent)
 }
 
 fn side_crashed(pos: &Position, side: Side) -> bool {

@@ -3,7 +3,7 @@
 
 use tabula_engine::backgammon::{Position, Side, BAR, CHECKERS};
 
-use crate::inputs::{is_contact, is_crashed, Inputs, INPUTS};
+use crate::inputs::{a_side_is_crashed, is_contact, is_crashed, Inputs, INPUTS};
 use crate::rng::Rng;
 
 /// Outputs of a net: `[win, win gammon, win backgammon, lose gammon, lose backgammon]`.
@@ -404,7 +404,7 @@ impl Evaluator {
         let race = !is_contact(pos);
         let net = match &self.crashed {
             _ if race => &self.race,
-            Some(crashed) if is_crashed(pos) => crashed,
+            Some(crashed) if a_side_is_crashed(pos) => crashed,
             _ => &self.contact,
         };
         consistent(pos, net.forward(&Inputs::new(pos)), race)

@@ -639,6 +639,19 @@ mod tests {
         assert_eq!(NetFile::load(&path).unwrap(), f);
         std::fs::remove_file(&path).unwrap();
         assert_eq!(NetFile::decode(BUILTIN).unwrap().encode(), BUILTIN);
+        // Without a crashed net: 2 nets, the payload of the format before crashed nets (the
+        // preamble of 2 shapes, the floats of contact then race), loading back without one.
+        let mut two = NetFile::decode(BUILTIN).unwrap();
+        two.evaluator.crashed = None;
+        let p = two.payload();
+        assert_eq!(&p[..4], &2u32.to_le_bytes());
+        assert_eq!(&p[28..36], &two.games.to_le_bytes());
+        let floats = |n: &Net| net_floats(INPUTS, n.hidden);
+        assert_eq!(
+            p.len(),
+            PREAMBLE + 4 * (floats(&two.evaluator.contact) + floats(&two.evaluator.race))
+        );
+        assert_eq!(NetFile::decode(&two.encode()).unwrap(), two);
         for count in [1u32, 4] {
             let mut odd = payload.clone();
             odd[..4].copy_from_slice(&count.to_le_bytes());
@@ -820,6 +833,7 @@ mod tests {
     /// [`net_hash`] of the shipped nets.
     const CONTACT_HASH: u64 = 0xb10f_a5ff_6859_05e2;
     const RACE_HASH: u64 = 0xa0ae_ae0a_dca8_2225;
+    const CRASHED_HASH: u64 = 0xf9b4_73dd_0186_5f0b;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
     /// 210-input layout (the first-format file of 103,784 bytes with FNV-1a 64
@@ -830,7 +844,10 @@ mod tests {
     /// first file's race net fitted since on Tabula's own labels of race positions (`tabula
     /// backgammon label --races-only`, then `fit`; docs/results.md, "Training on Tabula's own
     /// labels"), then fitted again on the same labels with the race units (268 inputs;
-    /// docs/results.md, "Race inputs").
+    /// docs/results.md, "Race inputs"). The crashed net is the contact net fitted on Tabula's
+    /// own 2-ply labels of crashed positions, two rounds of them, each labelled over the
+    /// crashed net fitted before it (`tabula backgammon label --crashed-only`, then `fit
+    /// --crashed-net`; docs/results.md, "A crashed net").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
@@ -838,5 +855,7 @@ mod tests {
         assert_eq!(f.games, 5_100_000);
         assert_eq!(net_hash(&f.evaluator.contact), CONTACT_HASH);
         assert_eq!(net_hash(&f.evaluator.race), RACE_HASH);
+        let crashed = f.evaluator.crashed.as_ref().expect("a crashed net");
+        assert_eq!(net_hash(crashed), CRASHED_HASH, "{:#x}", net_hash(crashed));
     }
 }
