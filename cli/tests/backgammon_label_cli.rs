@@ -242,6 +242,47 @@ fn crashed_labels_fit_a_crashed_net() {
     assert_eq!(file.evaluator.contact, shipped.contact);
     assert_eq!(file.evaluator.race, shipped.race);
     assert_weights_play(&weights);
+    // Weights without a crashed net: --crashed-hidden needs --crashed-net.
+    let mut two = tabula_gammon::NetFile::decode(tabula_gammon::weights::BUILTIN).unwrap();
+    two.evaluator.crashed = None;
+    let plain = dir.join("plain.tnet");
+    two.save(&plain, tabula_store::Existing::Refuse).unwrap();
+    let fit_plain = |extra: &[&str]| {
+        let mut args = vec![
+            "backgammon",
+            "fit",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--weights",
+            plain.to_str().unwrap(),
+            "--out",
+            weights.to_str().unwrap(),
+            "--force",
+            "--hold-out",
+            "3",
+            "--epochs",
+            "2",
+            "--alpha",
+            "0.05",
+        ];
+        args.extend_from_slice(extra);
+        tabula(&args)
+    };
+    let o = fit_plain(&["--crashed-hidden", "100"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("add --crashed-net"));
+    let o = fit_plain(&["--crashed-net", "--crashed-hidden", "40"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--crashed-hidden 40: from the net's 80"));
+    let o = fit_plain(&["--crashed-net", "--crashed-hidden", "96"]);
+    if o.status.success() {
+        let file = tabula_gammon::NetFile::load(&weights).unwrap();
+        assert_eq!(file.evaluator.crashed.as_ref().unwrap().hidden(), 96);
+        assert_eq!(file.evaluator.contact.hidden(), 80);
+    } else {
+        // Two epochs may not improve on the start: then the fit says so and writes nothing.
+        assert!(String::from_utf8_lossy(&o.stderr).contains("no epoch improved"));
+    }
     let o = label(
         &dir.join("both.txt"),
         "2",

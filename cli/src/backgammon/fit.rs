@@ -54,6 +54,9 @@ pub struct FitArgs {
     /// crashed labels then train it alone. Weights that already have one keep it.
     #[arg(long = "crashed-net")]
     crashed_net: bool,
+    /// Widen the crashed net to this many hidden units first (as --contact-hidden).
+    #[arg(long = "crashed-hidden")]
+    crashed_hidden: Option<usize>,
     /// Seed of the order of the labels in each epoch.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -88,15 +91,26 @@ pub fn fit(args: &FitArgs) -> CliResult {
     if args.crashed_net && file.evaluator.crashed.is_none() {
         file.evaluator.crashed = Some(file.evaluator.contact.clone());
     }
+    if args.crashed_hidden.is_some() && file.evaluator.crashed.is_none() {
+        return Err(CliError::bad_input(
+            "--crashed-hidden: the weights have no crashed net (add --crashed-net)",
+        ));
+    }
     let mut rng = tabula_gammon::Rng::new(args.seed);
-    for (hidden, net) in [
-        (args.contact_hidden, &mut file.evaluator.contact),
-        (args.race_hidden, &mut file.evaluator.race),
+    let e = &mut file.evaluator;
+    for (flag, hidden, net) in [
+        (
+            "--contact-hidden",
+            args.contact_hidden,
+            Some(&mut e.contact),
+        ),
+        ("--race-hidden", args.race_hidden, Some(&mut e.race)),
+        ("--crashed-hidden", args.crashed_hidden, e.crashed.as_mut()),
     ] {
-        if let Some(h) = hidden {
+        if let (Some(h), Some(net)) = (hidden, net) {
             if h < net.hidden() || h > tabula_gammon::net::MAX_HIDDEN {
                 return Err(CliError::bad_input(format!(
-                    "--contact-hidden/--race-hidden {h}: from the net's {} to {}",
+                    "{flag} {h}: from the net's {} to {}",
                     net.hidden(),
                     tabula_gammon::net::MAX_HIDDEN
                 )));
