@@ -6,11 +6,10 @@
 //! favourite lines). Each position before a roll, unless the game is over or the attached
 //! bear-off database values it exactly, is evaluated at 0 plies (the net) and at
 //! [`LabelOptions::plies`] plies (the expectimax of [`crate::search`]); it is kept when the two
-//! cubeless equities differ by at least [`LabelOptions::keep`]. With
-//! [`LabelOptions::races_only`], only the positions the race net evaluates are looked at (the
-//! games are the same; the labels are the race subset of the full run's, plus the exact
-//! bear-offs labelled by the database); with [`LabelOptions::crashed_only`], only the crashed
-//! positions.
+//! cubeless equities differ by at least [`LabelOptions::keep`]. With [`LabelOptions::only`] a
+//! class, only the positions of that class are looked at (the games are the same; the labels
+//! are that class's subset of the full run's, plus, for races, the exact bear-offs labelled by
+//! the database).
 //!
 //! **Chunks.** Games are made in chunks of [`LabelOptions::games_per_chunk`]; chunk `c` draws
 //! its dice and noise from its own generator, seeded from `(seed, c)` alone, so a chunk's labels
@@ -43,7 +42,7 @@ use crate::net::{consistent, equity, Evaluator, Net, NetClass, Probabilities, OU
 use crate::rng::Rng;
 use crate::rollout::{Rollout, RolloutOptions};
 use crate::search::{SearchOptions, Searcher};
-use NetClass::{Crashed, Race};
+use NetClass::{Contact, Crashed, Race};
 
 /// The first line of a label file.
 pub const MAGIC: &str = "# tabula-labels 1";
@@ -65,14 +64,11 @@ pub struct LabelOptions {
     /// 0-ply players to the end of the game, luck-corrected, first rolls stratified, cubeless.
     /// The search still chooses which positions to keep.
     pub rollout_trials: u32,
-    /// Look only at the positions the race net evaluates (no contact): training data for the
-    /// race net alone. Bear-offs the attached database values exactly are kept too, labelled
-    /// by it (their `net` is the race net's own value), so that a race net fitted on them stays
-    /// right where no database is attached.
-    pub races_only: bool,
-    /// Look only at the crashed positions ([`crate::inputs::is_crashed`]): training data for
-    /// the crashed net alone, from the same games.
-    pub crashed_only: bool,
+    /// Look only at the positions of this class ([`NetClass::of`]): training data for that
+    /// class's net alone, from the same games. For races, the bear-offs the attached database
+    /// values exactly are kept too, labelled by it (their `net` is the race net's own value),
+    /// so that a race net fitted on them stays right where no database is attached.
+    pub only: Option<NetClass>,
 }
 
 impl Default for LabelOptions {
@@ -84,8 +80,7 @@ impl Default for LabelOptions {
             games_per_chunk: 10,
             seed: 1,
             rollout_trials: 0,
-            races_only: false,
-            crashed_only: false,
+            only: None,
         }
     }
 }
@@ -148,7 +143,7 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                 break;
             }
             let exact = eval.bearoff.as_ref().and_then(|t| t.probabilities(&pos));
-            if let (Some(deep), true) = (exact, options.races_only) {
+            if let (Some(deep), Some(Race)) = (exact, options.only) {
                 // A bear-off the database values exactly: labelled by that value, so that the
                 // race net also stays right where no database is attached.
                 let net = consistent(&pos, eval.race.forward(&Inputs::new(&pos)), true);
@@ -160,11 +155,8 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                     });
                 }
             }
-            let wanted = exact.is_none()
-                && match (options.races_only, options.crashed_only) {
-                    (false, false) => true,
-                    (races, _) => NetClass::of(&pos) == if races { Race } else { Crashed },
-                };
+            let wanted =
+                exact.is_none() && options.only.is_none_or(|class| NetClass::of(&pos) == class);
             if wanted {
                 let net = eval.evaluate(&pos);
                 let deep = searcher.evaluate(&pos, options.plies);
@@ -249,10 +241,11 @@ pub fn header(options: &LabelOptions, evaluator: u64) -> String {
             0 => String::new(),
             n => format!(" rollout {n}"),
         },
-        match (options.races_only, options.crashed_only) {
-            (true, _) => " races",
-            (_, true) => " crashed",
-            _ => "",
+        match options.only {
+            None => "",
+            Some(Race) => " races",
+            Some(Crashed) => " crashed",
+            Some(Contact) => " contact",
         },
         options.noise,
         options.keep,
@@ -523,49 +516,39 @@ mod tests {
         assert_eq!(kept, expected);
     }
 
-    #[test]
-    fn races_only_keeps_the_race_positions_of_the_same_games() {
+    /// With `only` a class, a run labels the positions of that class in the games of a full
+    /// run, and says so in its header.
+    fn only_keeps_its_class(class: NetClass, chunks: u64, word: &str) {
         let eval = crate::weights::builtin().unwrap();
-        let races = LabelOptions {
-            races_only: true,
+        let only_class = LabelOptions {
+            only: Some(class),
             ..small()
         };
         let (mut all, mut only) = (Vec::new(), Vec::new());
-        for c in 0..4 {
+        for c in 0..chunks {
             all.extend(label_chunk(eval, &small(), c));
-            only.extend(label_chunk(eval, &races, c));
+            only.extend(label_chunk(eval, &only_class, c));
         }
         let expected: Vec<Label> = all
             .iter()
-            .filter(|l| eval.net_for(&l.position).1 == Race)
+            .filter(|l| NetClass::of(&l.position) == class)
             .copied()
             .collect();
-        assert!(!only.is_empty() && only.len() < all.len());
-        assert_eq!(only, expected);
-        assert!(header(&races, 0).contains(" 1 races noise "));
-        assert!(!header(&small(), 0).contains("races"));
+        assert!(!only.is_empty() && only.len() < all.len(), "{class:?}");
+        assert_eq!(only, expected, "{class:?}");
+        assert!(header(&only_class, 0).contains(&format!(" 1 {word} noise ")));
+        assert!(!header(&small(), 0).contains(word));
+    }
+
+    #[test]
+    fn races_only_keeps_the_race_positions_of_the_same_games() {
+        only_keeps_its_class(Race, 4, "races");
     }
 
     #[test]
     fn crashed_only_keeps_the_crashed_positions_of_the_same_games() {
-        let eval = crate::weights::builtin().unwrap();
-        let crashed = LabelOptions {
-            crashed_only: true,
-            ..small()
-        };
-        let (mut all, mut only) = (Vec::new(), Vec::new());
-        for c in 0..12 {
-            all.extend(label_chunk(eval, &small(), c));
-            only.extend(label_chunk(eval, &crashed, c));
-        }
-        let expected: Vec<Label> = all
-            .iter()
-            .filter(|l| crate::inputs::is_crashed(&l.position))
-            .copied()
-            .collect();
-        assert!(!only.is_empty() && only.len() < all.len());
-        assert_eq!(only, expected);
-        assert!(header(&crashed, 0).contains(" 1 crashed noise "));
+        only_keeps_its_class(Crashed, 12, "crashed");
+        only_keeps_its_class(Contact, 2, "contact");
     }
 
     #[test]
@@ -581,7 +564,7 @@ mod tests {
                 .is_some()
         };
         let races = LabelOptions {
-            races_only: true,
+            only: Some(Race),
             ..small()
         };
         let labels: Vec<Label> = (0..3).flat_map(|c| label_chunk(&eval, &races, c)).collect();

@@ -3,7 +3,7 @@
 
 use tabula_engine::backgammon::{Position, Side, BAR, CHECKERS};
 
-use crate::inputs::{a_side_is_crashed, is_contact, is_crashed, Inputs, INPUTS};
+use crate::inputs::{a_side_is_crashed, is_contact, Inputs, INPUTS};
 use crate::rng::Rng;
 
 /// Outputs of a net: `[win, win gammon, win backgammon, lose gammon, lose backgammon]`.
@@ -315,7 +315,7 @@ impl NetClass {
     pub fn of(pos: &Position) -> NetClass {
         if !is_contact(pos) {
             NetClass::Race
-        } else if is_crashed(pos) {
+        } else if a_side_is_crashed(pos) {
             NetClass::Crashed
         } else {
             NetClass::Contact
@@ -540,20 +540,28 @@ mod tests {
         assert!(v.iter().all(|x| (0.0..=1.0).contains(x)));
     }
 
+    /// The positions of `gammon/tests/data/backgammon-classes.txt` with gnubg's class names.
+    fn gnubg_classes() -> impl Iterator<Item = (Position, &'static str)> {
+        include_str!("../tests/data/backgammon-classes.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|line| {
+                let (id, class) = line.split_once(' ').unwrap();
+                (Position::from_position_id(id).unwrap(), class)
+            })
+    }
+
     /// Tabula's classes agree with gnubg's `classifypos` on 4,000 positions built around its
     /// crashed rule (`scripts/gnubg-classes.py`: piles on the ace and deuce points, 1 to 15
     /// checkers in play a side), race and bear-off kinds read as race.
     #[test]
     fn classes_are_gnubgs() {
-        let text = include_str!("../tests/data/backgammon-classes.txt");
         let mut seen = std::collections::HashMap::new();
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let (id, class) = line.split_once(' ').unwrap();
-            let pos = Position::from_position_id(id).unwrap();
+        for (pos, class) in gnubg_classes() {
             let ours = NetClass::of(&pos);
-            assert_eq!(ours.name(), class, "{id}");
+            assert_eq!(ours.name(), class, "{pos}");
             // The class does not depend on who is on roll.
-            assert_eq!(NetClass::of(&pos.swapped()), ours, "{id}");
+            assert_eq!(NetClass::of(&pos.swapped()), ours, "{pos}");
             *seen.entry(ours).or_insert(0) += 1;
         }
         for class in [NetClass::Contact, NetClass::Crashed, NetClass::Race] {
@@ -569,10 +577,8 @@ mod tests {
         let plain = Evaluator::random(8, 4, &mut rng);
         let mut with = plain.clone();
         with.crashed = Some(Net::random(6, &mut rng));
-        let text = include_str!("../tests/data/backgammon-classes.txt");
         let mut crashed = 0;
-        for line in text.lines().filter(|l| !l.starts_with('#')).take(400) {
-            let pos = Position::from_position_id(line.split(' ').next().unwrap()).unwrap();
+        for (pos, _) in gnubg_classes().take(400) {
             let class = NetClass::of(&pos);
             assert_eq!(
                 plain.net_for(&pos).0,

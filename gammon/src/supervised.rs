@@ -231,7 +231,7 @@ mod tests {
         let o = LabelOptions {
             plies: 1,
             games_per_chunk: 4,
-            crashed_only: true,
+            only: Some(NetClass::Crashed),
             ..LabelOptions::default()
         };
         let labels: Vec<Label> = (0..3).flat_map(|c| label_chunk(shipped, &o, c)).collect();

@@ -12,6 +12,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 use tabula_gammon::equity;
 use tabula_gammon::label::{self, LabelFile, LabelOptions};
+use tabula_gammon::net::NetClass;
 use tabula_store::TargetLock;
 
 #[derive(ClapArgs, Debug)]
@@ -84,8 +85,13 @@ pub fn label(args: &LabelArgs) -> CliResult {
         games_per_chunk: args.games_per_chunk,
         seed: args.seed,
         rollout_trials: args.rollout_trials,
-        races_only: args.races_only,
-        crashed_only: args.crashed_only,
+        only: if args.races_only {
+            Some(NetClass::Race)
+        } else if args.crashed_only {
+            Some(NetClass::Crashed)
+        } else {
+            None
+        },
     };
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
