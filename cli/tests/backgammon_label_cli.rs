@@ -292,3 +292,55 @@ fn crashed_labels_fit_a_crashed_net() {
     assert!(!dir.join("both.txt").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--contact-only` labels only the contact net's class (contact, not crashed), so a fit on
+/// them moves the contact net alone; it does not go with the other class options.
+#[test]
+fn contact_labels_train_the_contact_net_alone() {
+    use tabula_engine::backgammon::Position;
+    use tabula_gammon::net::NetClass;
+    let dir = scratch("contact");
+    let labels = dir.join("contact.txt");
+    ok(&label(&labels, "6", &["--contact-only"]));
+    let text = std::fs::read_to_string(&labels).unwrap();
+    assert!(text.lines().nth(1).unwrap().contains(" contact noise "));
+    let ids: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert!(ids.len() > 50, "{} contact labels in 6 games", ids.len());
+    for id in &ids {
+        let pos = Position::from_position_id(id).unwrap();
+        assert_eq!(NetClass::of(&pos), NetClass::Contact, "{id}");
+    }
+    let weights = dir.join("contact.tnet");
+    let o = tabula(&[
+        "backgammon",
+        "fit",
+        "--labels",
+        labels.to_str().unwrap(),
+        "--out",
+        weights.to_str().unwrap(),
+        "--hold-out",
+        "3",
+        "--epochs",
+        "20",
+        "--alpha",
+        "0.05",
+        "--anneal",
+    ]);
+    ok(&o);
+    let file = tabula_gammon::NetFile::load(&weights).unwrap();
+    let shipped = tabula_gammon::weights::builtin().unwrap();
+    assert_ne!(file.evaluator.contact, shipped.contact);
+    assert_eq!(file.evaluator.race, shipped.race);
+    assert_eq!(file.evaluator.crashed, shipped.crashed);
+    for other in ["--crashed-only", "--races-only"] {
+        let both = dir.join("both.txt");
+        let o = label(&both, "2", &["--contact-only", other]);
+        assert_eq!(o.status.code(), Some(2), "{other}");
+        assert!(!both.exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

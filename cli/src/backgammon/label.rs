@@ -41,13 +41,17 @@ pub struct LabelArgs {
     /// Label only the positions the race net evaluates (no contact): training data for the
     /// race net alone, from the same games; bear-offs the database values exactly are labelled
     /// by it.
-    #[arg(long = "races-only", conflicts_with = "crashed_only")]
+    #[arg(long = "races-only", conflicts_with_all = ["crashed_only", "contact_only"])]
     races_only: bool,
     /// Label only the crashed positions (gnubg's class: contact, and one side with at most 6
     /// checkers in play beyond those piled on its ace and deuce points): training data for a
     /// crashed net (`fit --crashed-net`), from the same games.
-    #[arg(long = "crashed-only")]
+    #[arg(long = "crashed-only", conflicts_with = "contact_only")]
     crashed_only: bool,
+    /// Label only the contact positions that are not crashed (the contact net's own class):
+    /// training data for the contact net alone, from the same games.
+    #[arg(long = "contact-only")]
+    contact_only: bool,
     /// Self-play games per chunk (the unit of resumption and of parallel work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -89,6 +93,8 @@ pub fn label(args: &LabelArgs) -> CliResult {
             Some(NetClass::Race)
         } else if args.crashed_only {
             Some(NetClass::Crashed)
+        } else if args.contact_only {
+            Some(NetClass::Contact)
         } else {
             None
         },
