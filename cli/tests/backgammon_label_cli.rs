@@ -37,6 +37,28 @@ fn ok(o: &std::process::Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// `fit` of the shipped weights on `labels` (every third chunk held out, 20 annealed epochs of
+/// step 0.05) into `out`.
+fn fit_20_epochs(labels: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "backgammon",
+        "fit",
+        "--labels",
+        labels.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--hold-out",
+        "3",
+        "--epochs",
+        "20",
+        "--alpha",
+        "0.05",
+        "--anneal",
+    ];
+    args.extend_from_slice(extra);
+    tabula(&args)
+}
+
 #[test]
 fn labels_are_reproducible_resumable_and_fit() {
     let dir = scratch("run");
@@ -218,23 +240,7 @@ fn crashed_labels_fit_a_crashed_net() {
     let records = text.lines().filter(|l| !l.starts_with('#')).count();
     assert!(records > 20, "{records} crashed labels in 30 games");
     let weights = dir.join("crashed.tnet");
-    let o = tabula(&[
-        "backgammon",
-        "fit",
-        "--labels",
-        labels.to_str().unwrap(),
-        "--out",
-        weights.to_str().unwrap(),
-        "--crashed-net",
-        "--hold-out",
-        "3",
-        "--epochs",
-        "20",
-        "--alpha",
-        "0.05",
-        "--anneal",
-    ]);
-    ok(&o);
+    ok(&fit_20_epochs(&labels, &weights, &["--crashed-net"]));
     let file = tabula_gammon::NetFile::load(&weights).unwrap();
     let crashed = file.evaluator.crashed.as_ref().expect("a crashed net");
     let shipped = tabula_gammon::weights::builtin().unwrap();
@@ -315,22 +321,7 @@ fn contact_labels_train_the_contact_net_alone() {
         assert_eq!(NetClass::of(&pos), NetClass::Contact, "{id}");
     }
     let weights = dir.join("contact.tnet");
-    let o = tabula(&[
-        "backgammon",
-        "fit",
-        "--labels",
-        labels.to_str().unwrap(),
-        "--out",
-        weights.to_str().unwrap(),
-        "--hold-out",
-        "3",
-        "--epochs",
-        "20",
-        "--alpha",
-        "0.05",
-        "--anneal",
-    ]);
-    ok(&o);
+    ok(&fit_20_epochs(&labels, &weights, &[]));
     let file = tabula_gammon::NetFile::load(&weights).unwrap();
     let shipped = tabula_gammon::weights::builtin().unwrap();
     assert_ne!(file.evaluator.contact, shipped.contact);
