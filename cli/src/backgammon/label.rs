@@ -41,16 +41,16 @@ pub struct LabelArgs {
     /// Label only the positions the race net evaluates (no contact): training data for the
     /// race net alone, from the same games; bear-offs the database values exactly are labelled
     /// by it.
-    #[arg(long = "races-only", conflicts_with_all = ["crashed_only", "contact_only"])]
+    #[arg(long = "races-only", group = "class")]
     races_only: bool,
     /// Label only the crashed positions (gnubg's class: contact, and one side with at most 6
     /// checkers in play beyond those piled on its ace and deuce points): training data for a
     /// crashed net (`fit --crashed-net`), from the same games.
-    #[arg(long = "crashed-only", conflicts_with = "contact_only")]
+    #[arg(long = "crashed-only", group = "class")]
     crashed_only: bool,
     /// Label only the contact positions that are not crashed (the contact net's own class):
     /// training data for the contact net alone, from the same games.
-    #[arg(long = "contact-only")]
+    #[arg(long = "contact-only", group = "class")]
     contact_only: bool,
     /// Self-play games per chunk (the unit of resumption and of parallel work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
