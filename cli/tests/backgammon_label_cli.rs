@@ -37,9 +37,9 @@ fn ok(o: &std::process::Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-/// `fit` of the shipped weights on `labels` (every third chunk held out, 20 annealed epochs of
-/// step 0.05) into `out`.
-fn fit_20_epochs(labels: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+/// `fit` on `labels` (every third chunk held out, 20 annealed epochs of step `alpha`) into
+/// `out`, from the shipped weights unless `extra` says `--weights`.
+fn fit_20_epochs(labels: &Path, out: &Path, alpha: &str, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "backgammon",
         "fit",
@@ -52,7 +52,7 @@ fn fit_20_epochs(labels: &Path, out: &Path, extra: &[&str]) -> std::process::Out
         "--epochs",
         "20",
         "--alpha",
-        "0.05",
+        alpha,
         "--anneal",
     ];
     args.extend_from_slice(extra);
@@ -201,6 +201,25 @@ fn bad_label_input_exits_2() {
         ],
         "cannot read",
     );
+    for (flag, value, needle) in [
+        ("--patience", "0", "--patience"),
+        ("--widen", "wide", "--widen"),
+    ] {
+        assert_bad_input(
+            &[
+                "backgammon",
+                "fit",
+                "--labels",
+                path,
+                "--out",
+                out,
+                flag,
+                value,
+            ],
+            needle,
+        );
+    }
+    assert!(!Path::new(out).exists());
     let fresh = dir.join("fresh.txt");
     let fresh = fresh.to_str().unwrap();
     for (flag, value, needle) in [
@@ -239,8 +258,19 @@ fn crashed_labels_fit_a_crashed_net() {
     assert!(text.lines().nth(1).unwrap().contains(" crashed noise "));
     let records = text.lines().filter(|l| !l.starts_with('#')).count();
     assert!(records > 20, "{records} crashed labels in 30 games");
+    // The shipped weights without their crashed net: `--crashed-net` gives them one, a copy
+    // of the contact net that the crashed labels then move alone.
+    let mut two = tabula_gammon::NetFile::decode(tabula_gammon::weights::BUILTIN).unwrap();
+    two.evaluator.crashed = None;
+    let plain = dir.join("plain.tnet");
+    two.save(&plain, tabula_store::Existing::Refuse).unwrap();
     let weights = dir.join("crashed.tnet");
-    ok(&fit_20_epochs(&labels, &weights, &["--crashed-net"]));
+    ok(&fit_20_epochs(
+        &labels,
+        &weights,
+        "0.05",
+        &["--crashed-net", "--weights", plain.to_str().unwrap()],
+    ));
     let file = tabula_gammon::NetFile::load(&weights).unwrap();
     let crashed = file.evaluator.crashed.as_ref().expect("a crashed net");
     let shipped = tabula_gammon::weights::builtin().unwrap();
@@ -249,10 +279,6 @@ fn crashed_labels_fit_a_crashed_net() {
     assert_eq!(file.evaluator.race, shipped.race);
     assert_weights_play(&weights);
     // Weights without a crashed net: --crashed-hidden needs --crashed-net.
-    let mut two = tabula_gammon::NetFile::decode(tabula_gammon::weights::BUILTIN).unwrap();
-    two.evaluator.crashed = None;
-    let plain = dir.join("plain.tnet");
-    two.save(&plain, tabula_store::Existing::Refuse).unwrap();
     let fit_plain = |extra: &[&str]| {
         let mut args = vec![
             "backgammon",
@@ -277,14 +303,22 @@ fn crashed_labels_fit_a_crashed_net() {
     let o = fit_plain(&["--crashed-hidden", "100"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("add --crashed-net"));
-    let o = fit_plain(&["--crashed-net", "--crashed-hidden", "40"]);
+    // A new crashed net is a copy of the contact net, so it starts with as many units.
+    let units = two.evaluator.contact.hidden();
+    let fewer = (units / 2).to_string();
+    let o = fit_plain(&["--crashed-net", "--crashed-hidden", &fewer]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--crashed-hidden 40: from the net's 80"));
-    let o = fit_plain(&["--crashed-net", "--crashed-hidden", "96"]);
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains(&format!("--crashed-hidden {fewer}: from the net's {units}")));
+    let more = (units + 16).to_string();
+    let o = fit_plain(&["--crashed-net", "--crashed-hidden", &more]);
     if o.status.success() {
         let file = tabula_gammon::NetFile::load(&weights).unwrap();
-        assert_eq!(file.evaluator.crashed.as_ref().unwrap().hidden(), 96);
-        assert_eq!(file.evaluator.contact.hidden(), 80);
+        assert_eq!(
+            file.evaluator.crashed.as_ref().unwrap().hidden(),
+            units + 16
+        );
+        assert_eq!(file.evaluator.contact.hidden(), units);
     } else {
         // Two epochs may not improve on the start: then the fit says so and writes nothing.
         assert!(String::from_utf8_lossy(&o.stderr).contains("no epoch improved"));
@@ -321,7 +355,7 @@ fn contact_labels_train_the_contact_net_alone() {
         assert_eq!(NetClass::of(&pos), NetClass::Contact, "{id}");
     }
     let weights = dir.join("contact.tnet");
-    ok(&fit_20_epochs(&labels, &weights, &[]));
+    ok(&fit_20_epochs(&labels, &weights, "0.05", &[]));
     let file = tabula_gammon::NetFile::load(&weights).unwrap();
     let shipped = tabula_gammon::weights::builtin().unwrap();
     assert_ne!(file.evaluator.contact, shipped.contact);

@@ -85,6 +85,53 @@ pub fn widen(net: &Net, hidden: usize, rng: &mut Rng) -> Net {
     }
 }
 
+/// `net` with `hidden` hidden units (at least as many as it has), the new ones split off its
+/// units (as in Net2Net): each new unit copies the input weights of one of the units with the
+/// largest output weights, plus a little noise that sets the two apart, and the two share that
+/// unit's output weights half and half. The wider net computes nearly what `net` did, and its
+/// new units start as features the net uses, with gradients as large as their originals'.
+pub fn split(net: &Net, hidden: usize, rng: &mut Rng) -> Net {
+    assert!(hidden >= net.hidden && hidden <= MAX_HIDDEN);
+    let (old, n) = (net.hidden, hidden);
+    let inputs = net.w1.len() / old;
+    let weight = |j: usize| -> f32 { (0..OUTPUTS).map(|k| net.w2[k * old + j].abs()).sum() };
+    let mut by_weight: Vec<usize> = (0..old).collect();
+    by_weight.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
+    let source: Vec<usize> = (0..n - old).map(|j| by_weight[j % old]).collect();
+    let mut w1 = vec![0.0f32; inputs * n];
+    for i in 0..inputs {
+        let row = &net.w1[i * old..(i + 1) * old];
+        w1[i * n..i * n + old].copy_from_slice(row);
+        for (j, &s) in source.iter().enumerate() {
+            w1[i * n + old + j] = row[s] + SPLIT_NOISE * rng.symmetric();
+        }
+    }
+    let mut b1 = net.b1.clone();
+    b1.extend(source.iter().map(|&s| net.b1[s]));
+    let mut w2 = vec![0.0f32; OUTPUTS * n];
+    for k in 0..OUTPUTS {
+        w2[k * n..k * n + old].copy_from_slice(&net.w2[k * old..(k + 1) * old]);
+    }
+    for (j, &s) in source.iter().enumerate() {
+        // A unit split more than once (more new units than old) halves again.
+        for k in 0..OUTPUTS {
+            let half = w2[k * n + s] * 0.5;
+            w2[k * n + s] = half;
+            w2[k * n + old + j] = half;
+        }
+    }
+    Net {
+        hidden: n,
+        w1,
+        b1,
+        w2,
+        b2: net.b2,
+    }
+}
+
+/// The noise on a split unit's input weights.
+const SPLIT_NOISE: f32 = 0.01;
+
 /// One pass over `labels` in an order drawn from `seed`, a gradient step of size `alpha` per
 /// label. Returns the fit measured on the way (each label before its own step).
 pub fn fit_epoch(eval: &mut Evaluator, labels: &[Label], alpha: f32, seed: u64) -> FitStats {
@@ -217,6 +264,77 @@ mod tests {
         for k in 0..OUTPUTS {
             assert!((a[k] - b[k]).abs() < 1e-5, "{a:?} {b:?}");
         }
+    }
+
+    /// A split net computes nearly what the net did; its new units are copies of the
+    /// strongest units (apart from the noise) and share their output weights; and, unlike
+    /// zero-output units, they move in training as much as the units they came from.
+    #[test]
+    fn a_split_net_starts_near_the_net_and_its_new_units_learn() {
+        let eval = crate::weights::builtin().unwrap();
+        let (old, n) = (eval.contact.hidden(), eval.contact.hidden() + 24);
+        let wide = split(&eval.contact, n, &mut Rng::new(2));
+        assert_eq!(wide.hidden(), n);
+        let labels = label_chunk(
+            eval,
+            &LabelOptions {
+                plies: 1,
+                games_per_chunk: 2,
+                only: Some(NetClass::Contact),
+                ..LabelOptions::default()
+            },
+            0,
+        );
+        assert!(labels.len() > 20);
+        let mut far = 0.0f32;
+        for l in &labels {
+            let x = Inputs::new(&l.position);
+            let (a, b) = (eval.contact.forward(&x), wide.forward(&x));
+            for k in 0..OUTPUTS {
+                far = far.max((a[k] - b[k]).abs());
+            }
+        }
+        assert!(far > 0.0 && far < 0.01, "largest output change {far}");
+        // Each new unit's output weights are those of an old unit, which kept the other half.
+        for j in old..n {
+            let twin = (0..old)
+                .find(|&s| (0..OUTPUTS).all(|k| wide.w2[k * n + s] == wide.w2[k * n + j]))
+                .expect("a twin with the same output weights");
+            for k in 0..OUTPUTS {
+                assert_eq!(wide.w2[k * n + twin] * 2.0, eval.contact.w2[k * old + twin]);
+            }
+            assert_eq!(wide.b1[j], eval.contact.b1[twin]);
+        }
+        // Train both wider nets on the same labels: the split units' input weights move about
+        // as much as the old units', the zero-output units' far less.
+        let moved = |start: &Net| -> (f64, f64) {
+            let mut e = Evaluator {
+                contact: start.clone(),
+                ..eval.clone()
+            };
+            for epoch in 0..3 {
+                fit_epoch(&mut e, &labels, 0.05, epoch);
+            }
+            let inputs = start.w1.len() / n;
+            let mut d = [0.0f64; 2];
+            for i in 0..inputs {
+                for h in 0..n {
+                    d[usize::from(h >= old)] +=
+                        (e.contact.w1[i * n + h] - start.w1[i * n + h]).abs() as f64;
+                }
+            }
+            (d[0] / old as f64, d[1] / (n - old) as f64)
+        };
+        let (old_units, split_units) = moved(&wide);
+        assert!(
+            split_units > 0.3 * old_units,
+            "{split_units} against {old_units}"
+        );
+        let (old_units, zero_units) = moved(&widen(&eval.contact, n, &mut Rng::new(2)));
+        assert!(
+            zero_units < 0.3 * old_units,
+            "{zero_units} against {old_units}"
+        );
     }
 
     /// Crashed labels train a crashed net of its own and leave the other nets alone; without

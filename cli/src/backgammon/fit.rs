@@ -35,9 +35,13 @@ pub struct FitArgs {
     /// Step size of the gradient descent.
     #[arg(long, default_value_t = 0.002)]
     alpha: f32,
-    /// Halve the step size after each epoch that does not improve the held-out fit.
+    /// Halve the step size when the held-out fit has not improved for --patience epochs.
     #[arg(long)]
     anneal: bool,
+    /// With --anneal: the epochs without improvement that halve the step size (then the count
+    /// starts again).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    patience: u32,
     /// Hold out the labels of every K-th chunk of each file (chunk numbers K−1, 2K−1, …).
     #[arg(long = "hold-out", default_value_t = 10, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
     hold_out: u64,
@@ -57,9 +61,22 @@ pub struct FitArgs {
     /// Widen the crashed net to this many hidden units first (as --contact-hidden).
     #[arg(long = "crashed-hidden")]
     crashed_hidden: Option<usize>,
+    /// How --contact-hidden, --race-hidden and --crashed-hidden add units: `split` (each new
+    /// unit a copy of one of the strongest units, with a little noise, the two sharing its
+    /// output weights: the net starts nearly as it was) or `zero` (new units with zero output
+    /// weights: the net starts exactly as it was, but the new units barely learn).
+    #[arg(long, value_enum, default_value_t = Widen::Split)]
+    widen: Widen,
     /// Seed of the order of the labels in each epoch.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+}
+
+/// How a net gets its new hidden units.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Widen {
+    Zero,
+    Split,
 }
 
 fn line(what: &str, s: &FitStats) -> String {
@@ -115,7 +132,10 @@ pub fn fit(args: &FitArgs) -> CliResult {
                     tabula_gammon::net::MAX_HIDDEN
                 )));
             }
-            *net = tabula_gammon::supervised::widen(net, h, &mut rng);
+            *net = match args.widen {
+                Widen::Zero => tabula_gammon::supervised::widen(net, h, &mut rng),
+                Widen::Split => tabula_gammon::supervised::split(net, h, &mut rng),
+            };
         }
     }
     let (mut train, mut held): (Vec<Label>, Vec<Label>) = (Vec::new(), Vec::new());
@@ -153,6 +173,7 @@ pub fn fit(args: &FitArgs) -> CliResult {
     let mut alpha = args.alpha;
     let mut eval = file.evaluator.clone();
     let mut saved = false;
+    let mut stale = 0;
     for epoch in 0..args.epochs {
         if interrupt.load(Ordering::Relaxed) {
             eprintln!("fit: interrupted before epoch {}", epoch + 1);
@@ -179,8 +200,13 @@ pub fn fit(args: &FitArgs) -> CliResult {
             file.save_locked(&lock, Existing::Replace)
                 .map_err(|e| weights_error("cannot save the weights".into(), e))?;
             saved = true;
+            stale = 0;
         } else if args.anneal {
-            alpha *= 0.5;
+            stale += 1;
+            if stale == args.patience {
+                alpha *= 0.5;
+                stale = 0;
+            }
         }
     }
     if !saved {
