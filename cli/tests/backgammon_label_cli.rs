@@ -201,47 +201,21 @@ fn bad_label_input_exits_2() {
         ],
         "cannot read",
     );
-    for (flag, value, needle) in [
-        ("--patience", "0", "--patience"),
-        ("--widen", "wide", "--widen"),
-    ] {
-        assert_bad_input(
-            &[
-                "backgammon",
-                "fit",
-                "--labels",
-                path,
-                "--out",
-                out,
-                flag,
-                value,
-            ],
-            needle,
-        );
-    }
-    assert!(!Path::new(out).exists());
     let fresh = dir.join("fresh.txt");
     let fresh = fresh.to_str().unwrap();
-    for (flag, value, needle) in [
-        ("--plies", "0", "at least 1 ply"),
-        ("--plies", "4", "--plies 4"),
-        ("--noise", "2", "--noise"),
-        ("--games-per-chunk", "0", "--games-per-chunk"),
+    let fit = ["backgammon", "fit", "--labels", path, "--out", out];
+    let label = ["backgammon", "label", "--out", fresh, "--games", "1"];
+    for (command, flag, value, needle) in [
+        (&fit, "--patience", "0", "--patience"),
+        (&fit, "--widen", "wide", "--widen"),
+        (&label, "--plies", "0", "at least 1 ply"),
+        (&label, "--plies", "4", "--plies 4"),
+        (&label, "--noise", "2", "--noise"),
+        (&label, "--games-per-chunk", "0", "--games-per-chunk"),
     ] {
-        assert_bad_input(
-            &[
-                "backgammon",
-                "label",
-                "--out",
-                fresh,
-                "--games",
-                "1",
-                flag,
-                value,
-            ],
-            needle,
-        );
+        assert_bad_input(&[&command[..], &[flag, value]].concat(), needle);
     }
+    assert!(!Path::new(out).exists());
     assert!(!Path::new(fresh).exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

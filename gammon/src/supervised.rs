@@ -57,21 +57,17 @@ fn cross_entropy(y: &[f32; OUTPUTS], t: &[f32; OUTPUTS]) -> f64 {
 }
 
 /// `net` with `hidden` hidden units (at least as many as it has): its own units, then new
-/// ones with small random input weights and zero output weights, so the wider net computes
-/// exactly what `net` did until training moves the new output weights.
-pub fn widen(net: &Net, hidden: usize, rng: &mut Rng) -> Net {
+/// ones with all their weights zero, for [`widen`] and [`split`] to fill.
+fn grown(net: &Net, hidden: usize) -> Net {
     assert!(hidden >= net.hidden && hidden <= MAX_HIDDEN);
     let (old, n) = (net.hidden, hidden);
     let inputs = net.w1.len() / old;
     let mut w1 = vec![0.0f32; inputs * n];
     for i in 0..inputs {
         w1[i * n..i * n + old].copy_from_slice(&net.w1[i * old..(i + 1) * old]);
-        for w in &mut w1[i * n + old..(i + 1) * n] {
-            *w = 0.1 * rng.symmetric();
-        }
     }
     let mut b1 = net.b1.clone();
-    b1.extend((old..n).map(|_| 0.1 * rng.symmetric()));
+    b1.resize(n, 0.0);
     let mut w2 = vec![0.0f32; OUTPUTS * n];
     for k in 0..OUTPUTS {
         w2[k * n..k * n + old].copy_from_slice(&net.w2[k * old..(k + 1) * old]);
@@ -85,48 +81,50 @@ pub fn widen(net: &Net, hidden: usize, rng: &mut Rng) -> Net {
     }
 }
 
+/// `net` with `hidden` hidden units (at least as many as it has): its own units, then new
+/// ones with small random input weights and zero output weights, so the wider net computes
+/// exactly what `net` did until training moves the new output weights.
+pub fn widen(net: &Net, hidden: usize, rng: &mut Rng) -> Net {
+    let mut wide = grown(net, hidden);
+    let (old, n) = (net.hidden, hidden);
+    for row in wide.w1.chunks_exact_mut(n) {
+        for w in &mut row[old..] {
+            *w = 0.1 * rng.symmetric();
+        }
+    }
+    for b in &mut wide.b1[old..] {
+        *b = 0.1 * rng.symmetric();
+    }
+    wide
+}
+
 /// `net` with `hidden` hidden units (at least as many as it has), the new ones split off its
 /// units (as in Net2Net): each new unit copies the input weights of one of the units with the
 /// largest output weights, plus a little noise that sets the two apart, and the two share that
 /// unit's output weights half and half. The wider net computes nearly what `net` did, and its
 /// new units start as features the net uses, with gradients as large as their originals'.
 pub fn split(net: &Net, hidden: usize, rng: &mut Rng) -> Net {
-    assert!(hidden >= net.hidden && hidden <= MAX_HIDDEN);
+    let mut wide = grown(net, hidden);
     let (old, n) = (net.hidden, hidden);
-    let inputs = net.w1.len() / old;
     let weight = |j: usize| -> f32 { (0..OUTPUTS).map(|k| net.w2[k * old + j].abs()).sum() };
     let mut by_weight: Vec<usize> = (0..old).collect();
     by_weight.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
     let source: Vec<usize> = (0..n - old).map(|j| by_weight[j % old]).collect();
-    let mut w1 = vec![0.0f32; inputs * n];
-    for i in 0..inputs {
-        let row = &net.w1[i * old..(i + 1) * old];
-        w1[i * n..i * n + old].copy_from_slice(row);
+    for row in wide.w1.chunks_exact_mut(n) {
         for (j, &s) in source.iter().enumerate() {
-            w1[i * n + old + j] = row[s] + SPLIT_NOISE * rng.symmetric();
+            row[old + j] = row[s] + SPLIT_NOISE * rng.symmetric();
         }
-    }
-    let mut b1 = net.b1.clone();
-    b1.extend(source.iter().map(|&s| net.b1[s]));
-    let mut w2 = vec![0.0f32; OUTPUTS * n];
-    for k in 0..OUTPUTS {
-        w2[k * n..k * n + old].copy_from_slice(&net.w2[k * old..(k + 1) * old]);
     }
     for (j, &s) in source.iter().enumerate() {
+        wide.b1[old + j] = net.b1[s];
         // A unit split more than once (more new units than old) halves again.
         for k in 0..OUTPUTS {
-            let half = w2[k * n + s] * 0.5;
-            w2[k * n + s] = half;
-            w2[k * n + old + j] = half;
+            let half = wide.w2[k * n + s] * 0.5;
+            wide.w2[k * n + s] = half;
+            wide.w2[k * n + old + j] = half;
         }
     }
-    Net {
-        hidden: n,
-        w1,
-        b1,
-        w2,
-        b2: net.b2,
-    }
+    wide
 }
 
 /// The noise on a split unit's input weights.
