@@ -325,44 +325,46 @@ fn the_engine_drops_a_hopeless_double_and_the_human_scores_the_cube_before_it() 
     assert_eq!(check_scores(&text), (2, 0));
 }
 
+/// The scores after each game of a match's transcript.
+fn match_scores(text: &str) -> Vec<(u32, u32)> {
+    text.lines()
+        .filter(|l| l.starts_with("score after game "))
+        .map(|l| (number_after(l, "you "), number_after(l, "the engine ")))
+        .collect()
+}
+
+/// The number of a match to 3's Crawford game, the game after the first to reach 2 points, if
+/// the match got that far.
+fn crawford_game(scores: &[(u32, u32)]) -> Option<u32> {
+    scores
+        .iter()
+        .position(|s| s.0 == 2 || s.1 == 2)
+        .map(|first_two| first_two as u32 + 2)
+        .filter(|&c| c <= scores.len() as u32)
+}
+
 #[test]
 fn a_match_to_3_ends_at_3_with_no_cube_in_the_crawford_game() {
-    // Whether a match reaches a Crawford game (a side at 2, the other below) depends on the
-    // dice and the weights, so the test plays seeds until one does; every match it plays must
-    // end right.
-    let mut found = None;
-    for seed in 1..=40 {
-        let text = play(
-            &["--seed", &seed.to_string(), "--plies", "0", "--match", "3"],
-            &autos(6000),
-        );
-        check_scores(&text);
-        let scores: Vec<(u32, u32)> = text
-            .lines()
-            .filter(|l| l.starts_with("score after game "))
-            .map(|l| (number_after(l, "you "), number_after(l, "the engine ")))
-            .collect();
+    let check = |text: &str| {
+        check_scores(text);
+        let scores = match_scores(text);
         let (last, before) = scores.split_last().unwrap();
-        assert!(last.0.max(last.1) >= 3, "seed {seed}: {scores:?}");
-        assert!(
-            before.iter().all(|s| s.0.max(s.1) < 3),
-            "seed {seed}: {scores:?}"
-        );
+        assert!(last.0.max(last.1) >= 3, "{scores:?}");
+        assert!(before.iter().all(|s| s.0.max(s.1) < 3), "{scores:?}");
         let last_line = text.lines().last().unwrap();
         assert!(last_line.starts_with("match over: "), "{last_line}");
-        // The game after the first to reach 2 points is the Crawford game, and only that one.
-        let crawford = scores
-            .iter()
-            .position(|s| s.0 == 2 || s.1 == 2)
-            .map(|first_two| first_two as u32 + 2)
-            .filter(|&c| c <= scores.len() as u32);
-        if let Some(crawford) = crawford {
-            found = Some((text, scores.len() as u32, crawford));
-            break;
-        }
-    }
-    let (text, games, crawford) = found.expect("a seed in 1..=40 whose match has a Crawford game");
-    for n in 1..=games {
+    };
+    // A match that reaches a Crawford game (a side at 2, the other below).
+    let text = first_seed_with(
+        &["--plies", "0", "--match", "3"],
+        &autos(6000),
+        check,
+        |text| crawford_game(&match_scores(text)).is_some(),
+    );
+    let scores = match_scores(&text);
+    let crawford = crawford_game(&scores).unwrap();
+    // The Crawford game, and only that one, is played without the cube.
+    for n in 1..=scores.len() as u32 {
         let game = game_text(&text, n);
         let header = game.lines().nth(1).unwrap();
         assert_eq!(header.contains("Crawford game"), n == crawford, "{header}");
