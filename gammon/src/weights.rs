@@ -858,7 +858,7 @@ mod tests {
     /// --patience 8`, 300 epochs; `0x54d6_85cf_6b84_ceb8` with `--patience 4`, 150 epochs,
     /// shipped between). The crashed net (hash `0xf9b4_73dd_0186_5f0b` before) was then split
     /// to 160 units too and fitted the same way on a fresh run of crashed labels made over
-    /// the weights with that contact net (docs/results.md, "A wider contact net").
+    /// the weights with the 150-epoch contact net (docs/results.md, "A wider contact net").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
