@@ -26,16 +26,25 @@ fn list(v: &[f64]) -> String {
     format!("[{}]", items.join(","))
 }
 
+/// The one-line error of bad input, exit code 2.
+fn fail(message: String) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(2)
+}
+
 fn main() {
-    let trials: u64 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(144);
+    let trials: u64 = match std::env::args().nth(1) {
+        None => 144,
+        Some(a) => match a.parse() {
+            Ok(t) if t > 0 => t,
+            _ => fail(format!("TRIALS {a:?}: expected a positive whole number")),
+        },
+    };
     let plain = std::env::var("PLAIN").is_ok();
     let eval = match std::env::var("WEIGHTS") {
         Ok(path) => {
             weights::NetFile::load(path.as_ref())
-                .expect("weights")
+                .unwrap_or_else(|e| fail(format!("WEIGHTS {path}: {e}")))
                 .evaluator
         }
         Err(_) => weights::builtin().expect("shipped weights").clone(),
