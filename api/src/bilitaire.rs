@@ -64,6 +64,31 @@ pub struct SolveReport {
     pub nodes: u64,
     /// The search itself (not the options view, not allocating the table).
     pub time_ms: u64,
+    /// With `solve --at-least X --verify`: the independent check of the proven bound.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub check: Option<ProofCheckReport>,
+}
+
+/// The independent check of a proven bound (`tabula_solver::proof`): the winning side's
+/// strategy, move by move as the proof found it, against every move of the other side, by the
+/// rules alone, to the end of every line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProofCheckReport {
+    /// `at least X` or `below X`: the bound checked.
+    pub bound: String,
+    /// False when the proof tree had more positions than the check takes (`positions`): the
+    /// bound is still proven by the search, but not checked.
+    pub complete: bool,
+    /// Distinct positions of the proof tree (transpositions merged); the limit when not
+    /// `complete`.
+    pub positions: u64,
+    /// Positions where the strategy's move was followed.
+    pub strategy_moves: u64,
+    /// Distinct end positions reached, all within the bound.
+    pub terminals: u64,
+    /// The longest line, in plies.
+    pub longest_line: u32,
+    pub time_ms: u64,
 }
 
 #[cfg(test)]
@@ -109,6 +134,7 @@ mod tests {
             options: None,
             nodes: 7,
             time_ms: 3,
+            check: None,
         };
         let text = serde_json::to_string(&r).unwrap();
         assert_eq!(

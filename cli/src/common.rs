@@ -205,7 +205,7 @@ pub fn was_interrupted() -> bool {
 }
 
 /// How often a long exact solve reports on stderr: 10 s, or `TABULA_PROGRESS_EVERY` seconds.
-fn progress_every() -> std::time::Duration {
+pub fn progress_every() -> std::time::Duration {
     std::env::var("TABULA_PROGRESS_EVERY")
         .ok()
         .and_then(|v| parse_seconds(&v).ok())
@@ -214,7 +214,7 @@ fn progress_every() -> std::time::Duration {
 
 /// How often a solve with `--table` saves its proven entries while it runs: 300 s, or
 /// `TABULA_TABLE_SAVE_EVERY` seconds.
-fn table_save_every() -> std::time::Duration {
+pub fn table_save_every() -> std::time::Duration {
     std::env::var("TABULA_TABLE_SAVE_EVERY")
         .ok()
         .and_then(|v| parse_seconds(&v).ok())

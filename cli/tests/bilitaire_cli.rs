@@ -492,3 +492,75 @@ fn at_least_proves_one_bound_checked_by_minimax() {
         "--at-least is a test of `solve`",
     );
 }
+
+/// `solve --at-least X --prover dfpn --verify`: df-pn decides the same bounds as minimax on a
+/// small position, the best move keeps the bound, and the check by the rules alone covers the
+/// proof tree; on the opening after the removal of `d2` (47 balls), the slider's strategy for
+/// 41 balls is checked to the end of every line. Bad combinations are bad input.
+#[test]
+fn at_least_by_dfpn_is_checked_by_the_rules() {
+    use tabula_engine::bilitaire::Position;
+    use tabula_engine::Game;
+    let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
+    let pos = Position::parse(text).expect("valid position");
+    let mut budget = 10_000_000;
+    let value = i64::from(tabula_solver::minimax::minimax(&pos, &mut budget).expect("small"));
+    let test = |position: &str, x: i64| {
+        let x = x.to_string();
+        common::json_output(&[
+            "bilitaire",
+            "solve",
+            "--position",
+            position,
+            "--at-least",
+            &x,
+            "--prover",
+            "dfpn",
+            "--verify",
+            "--time",
+            "120",
+            "--json",
+        ])
+    };
+    let holds = test(text, value);
+    assert_eq!(holds["lower"], value, "{holds}");
+    assert_eq!(holds["check"]["complete"], true, "{holds}");
+    assert_eq!(
+        holds["check"]["bound"],
+        format!("at least {value}"),
+        "{holds}"
+    );
+    assert!(
+        holds["check"]["positions"].as_u64().unwrap() >= 2,
+        "{holds}"
+    );
+    let best = holds["best"].as_str().expect("the slider's move");
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let mv = *moves.iter().find(|m| m.to_string() == best).expect("legal");
+    let mut budget = 10_000_000;
+    let after = tabula_solver::minimax::minimax(&pos.play(mv), &mut budget).expect("small");
+    assert!(i64::from(after) >= value, "{best} leaves {after}");
+    let fails = test(text, value + 1);
+    assert_eq!(fails["upper"], value, "{fails}");
+    assert_eq!(fails["check"]["complete"], true, "{fails}");
+    assert_eq!(fails["check"]["bound"], format!("below {}", value + 1));
+    let xd2 = "--oooo--/--oooo--/oooooooo/oooooooo/oooooooo/oooooooo/--o.oo--/--oooo-- s";
+    let opening = test(xd2, 41);
+    assert_eq!(opening["lower"], 41, "{opening}");
+    assert_eq!(opening["check"]["complete"], true, "{opening}");
+    assert!(opening["check"]["terminals"].as_u64().unwrap() >= 1);
+    for (args, message) in [
+        (&["--prover", "dfpn"][..], "go with --at-least"),
+        (&["--verify"][..], "go with --at-least"),
+        (
+            &["--at-least", "3", "--prover", "dfpn", "--threads", "2"][..],
+            "one thread",
+        ),
+        (&["--at-least", "3", "--prover", "pn"][..], "--prover"),
+    ] {
+        let mut all = vec!["bilitaire", "solve", "--position", text];
+        all.extend_from_slice(args);
+        assert_bad_input(&all, message);
+    }
+}

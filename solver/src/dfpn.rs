@@ -34,6 +34,7 @@
 use crate::search::{Aborted, Searchable};
 use crate::tt::{Entry, Table};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use tabula_engine::Role;
 
 /// A proof or disproof number that settles a node: the other number is 0.
@@ -61,6 +62,8 @@ pub struct DfpnOptions {
     pub nodes: Option<u64>,
     /// A flag set from outside (e.g. by a Ctrl-C handler) that stops the search.
     pub interrupt: Option<&'static AtomicBool>,
+    /// Stop at this instant (checked at each expansion).
+    pub deadline: Option<Instant>,
 }
 
 impl Default for DfpnOptions {
@@ -72,6 +75,7 @@ impl Default for DfpnOptions {
             leaf_weight: 3,
             nodes: None,
             interrupt: None,
+            deadline: None,
         }
     }
 }
@@ -191,6 +195,14 @@ pub struct Dfpn<'t> {
     shared: Option<&'t dyn Table>,
     options: DfpnOptions,
     stats: DfpnStats,
+    progress: Option<Progress<'t>>,
+}
+
+/// A report called now and then during a long test ([`Dfpn::on_progress`]).
+struct Progress<'t> {
+    every: Duration,
+    last: Instant,
+    report: Box<dyn FnMut(&DfpnStats) + 't>,
 }
 
 impl std::fmt::Debug for Dfpn<'_> {
@@ -211,6 +223,7 @@ impl Dfpn<'static> {
             shared: None,
             options,
             stats: DfpnStats::default(),
+            progress: None,
         }
     }
 }
@@ -224,7 +237,59 @@ impl<'t> Dfpn<'t> {
             shared: Some(shared),
             options,
             stats: DfpnStats::default(),
+            progress: None,
         }
+    }
+
+    /// Calls `report` with the statistics about every `every` while a test runs (checked at
+    /// each expansion): progress lines or a checkpoint of the shared table.
+    pub fn on_progress(&mut self, every: Duration, report: impl FnMut(&DfpnStats) + 't) {
+        self.progress = Some(Progress {
+            every,
+            last: Instant::now(),
+            report: Box::new(report),
+        });
+    }
+
+    /// The move that decides "value ≥ x" at `pos` for the side to move: for Max a move whose
+    /// child holds, for Min one whose child fails. The first child in the order of
+    /// [`crate::TestShortcuts::legal_moves_for_test`] that a shortcut or the tables settle
+    /// that way, else the first that a new test settles so. `Ok(None)` where no move does (the
+    /// test goes the other side's way) or the game is over. Follows a proof move by move, e.g.
+    /// for an independent check by [`crate::proof::check_bound`]; which move it picks depends
+    /// on what the tables keep, the proof does not.
+    pub fn proof_move<G: Searchable>(
+        &mut self,
+        pos: &G,
+        x: i32,
+    ) -> Result<Option<G::Move>, Aborted> {
+        if pos.terminal_value().is_some() {
+            return Ok(None);
+        }
+        let wanted = pos.to_move() == Role::Max;
+        let child_x = G::child_threshold(x);
+        let mut moves = Vec::new();
+        pos.legal_moves_for_test(x, &mut moves);
+        for &mv in &moves {
+            let child = pos.play(mv);
+            let (ckey, csym) = self.key(&child);
+            if self.leaf(&child, ckey, csym, child_x) == Some(wanted) {
+                return Ok(Some(mv));
+            }
+        }
+        for &mv in &moves {
+            if self.prove_at_least(&pos.play(mv), child_x)? == wanted {
+                return Ok(Some(mv));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Lifts the node limit and the deadline (the interrupt flag stays): for following a
+    /// proof after the test that found it.
+    pub fn without_limits(&mut self) {
+        self.options.nodes = None;
+        self.options.deadline = None;
     }
 
     /// What the search has done so far.
@@ -260,7 +325,16 @@ impl<'t> Dfpn<'t> {
         }
     }
 
-    fn check_limits(&self) -> Result<(), Aborted> {
+    fn check_limits(&mut self) -> Result<(), Aborted> {
+        if let Some(p) = self
+            .progress
+            .as_mut()
+            .filter(|p| p.last.elapsed() >= p.every)
+        {
+            p.last = Instant::now();
+            (p.report)(&self.stats);
+        }
+        let late = self.options.deadline.is_some_and(|d| Instant::now() >= d);
         let over_nodes = self
             .options
             .nodes
@@ -269,7 +343,7 @@ impl<'t> Dfpn<'t> {
             .options
             .interrupt
             .is_some_and(|flag| flag.load(Ordering::Relaxed));
-        if over_nodes || interrupted {
+        if over_nodes || interrupted || late {
             Err(Aborted)
         } else {
             Ok(())

@@ -32,6 +32,7 @@ impl SolveReport {
             options: None,
             nodes: stats.nodes,
             time_ms: millis(stats.time),
+            check: None,
         }
     }
 

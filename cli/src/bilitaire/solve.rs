@@ -4,13 +4,14 @@
 pub use crate::common::Mode;
 use crate::common::{self, SearchArgs, TableArg};
 use crate::error::{CliError, CliResult};
-use clap::Args as ClapArgs;
-use std::time::Duration;
-use tabula_api::bilitaire::{OptionValue, SolveReport};
+use clap::{Args as ClapArgs, ValueEnum};
+use std::time::{Duration, Instant};
+use tabula_api::bilitaire::{OptionValue, ProofCheckReport, SolveReport};
 use tabula_engine::bilitaire::{Position, Side};
 use tabula_engine::Scored;
-use tabula_solver::driver::{Driver, Limits};
-use tabula_solver::AtomicTable;
+use tabula_solver::driver::{Driver, Limits, Proof, Stats, Stop};
+use tabula_solver::proof::{check_bound, Bound, CheckError, ProofCheck};
+use tabula_solver::{AtomicTable, Dfpn, DfpnOptions};
 
 /// The options of `solve` and `analyze`.
 #[derive(ClapArgs, Debug)]
@@ -30,9 +31,36 @@ pub struct SolveArgs {
     /// when X is far from it); with the first move that keeps the mover's side of it.
     #[arg(long, value_name = "X", allow_negative_numbers = true)]
     at_least: Option<i32>,
+    /// `solve --at-least` only: the search that decides the test. `alpha-beta` (the solve's
+    /// null-window test, parallel with --threads) or `dfpn` (depth-first proof-number search,
+    /// one thread, a proof-number table of --hash MiB beside the table): df-pn finds the
+    /// slider's strategies far sooner where a bound lies well below the value (the opening's
+    /// lower bounds, docs/bilitaire.md), alpha-beta the ball player's refutations.
+    #[arg(long, value_enum, default_value_t = Prover::AlphaBeta)]
+    prover: Prover,
+    /// `solve --at-least` only: once the test is decided, check the bound independently: the
+    /// winning side's strategy, move by move as the proof found it, against every move of the
+    /// other side to the end of the round, by the rules alone (no shortcut, bound, table or
+    /// symmetry of the search). Reports the size of the proof tree, or that it was too large
+    /// to check (over 10 million positions: the ball player's upper bounds mostly are, every
+    /// slider action being a reply); a proof that fails the check is an internal error.
+    #[arg(long)]
+    verify: bool,
     #[command(flatten)]
     table: TableArg,
 }
+
+/// The search that decides `solve --at-least`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Prover {
+    AlphaBeta,
+    Dfpn,
+}
+
+/// The most positions `--verify` checks; a larger proof tree is reported unchecked. The check
+/// keeps every position it has checked (about 100 bytes each with the set's overhead), so
+/// this holds it near 1 GiB.
+const CHECK_LIMIT: u64 = 10_000_000;
 
 /// Runs a solve or an analysis of `pos` and prints its report.
 pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResult {
@@ -41,6 +69,16 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
             "the round is over ({} balls left): nothing to solve",
             pos.ball_count()
         )));
+    }
+    if args.at_least.is_none() && (args.prover != Prover::AlphaBeta || args.verify) {
+        return Err(CliError::bad_input(
+            "--prover and --verify go with --at-least X (one bound)",
+        ));
+    }
+    if args.prover == Prover::Dfpn && args.search.threads > 1 {
+        return Err(CliError::bad_input(
+            "--prover dfpn runs on one thread: leave out --threads",
+        ));
     }
     if let Some(x) = args.at_least {
         if mode == Mode::Analyze || args.options {
@@ -61,12 +99,36 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
     let context = common::bilitaire_table_context(pos.rules(), symmetry);
     common::run_search(pos, &args.search, &args.table, symmetry, context, |s| {
         if let Some(x) = args.at_least {
-            let report = common::with_progress(
-                s.driver,
-                |_, _| format!("testing: at least {x} balls left?"),
-                s.file,
-                || SolveReport::from_at_least(pos, x, s.driver.prove(pos, x), s.driver.stats()),
-            );
+            let mut report = match args.prover {
+                Prover::AlphaBeta => common::with_progress(
+                    s.driver,
+                    |_, _| format!("testing: at least {x} balls left?"),
+                    s.file,
+                    || SolveReport::from_at_least(pos, x, s.driver.prove(pos, x), s.driver.stats()),
+                ),
+                Prover::Dfpn => {
+                    let mut dfpn = proof_search(&args.search, symmetry, s.table, s.file, x);
+                    let started = Instant::now();
+                    let proof = match dfpn.prove_at_least(pos, x) {
+                        Ok(holds) => Proof::Proven {
+                            holds,
+                            best: dfpn.proof_move(pos, x).ok().flatten(),
+                        },
+                        Err(_) => Proof::Stopped {
+                            reason: stop_reason(&args.search, started),
+                            holds: None,
+                        },
+                    };
+                    let stats = Stats {
+                        nodes: dfpn.stats().nodes,
+                        time: started.elapsed(),
+                    };
+                    SolveReport::from_at_least(pos, x, proof, stats)
+                }
+            };
+            if args.verify && !report.stopped {
+                report.check = Some(verify(pos, x, &report, &args.search, symmetry, s.table)?);
+            }
             return print_at_least(&report, x, json);
         }
         let mut report = match mode {
@@ -121,6 +183,109 @@ fn slider_options(
         .collect()
 }
 
+/// A df-pn search for `--at-least X`: its own table of --hash MiB, the proven bounds shared
+/// with `table` (and so kept by `--table`), the limits of `search`, a progress line now and
+/// then, and the `--table` file saved as the alpha-beta tests save it.
+fn proof_search<'t>(
+    search: &common::SearchArgs,
+    symmetry: bool,
+    table: &'t AtomicTable,
+    file: Option<&'t common::TableFile<'t>>,
+    x: i32,
+) -> Dfpn<'t> {
+    let options = DfpnOptions {
+        megabytes: usize::try_from(search.hash).unwrap_or(64),
+        symmetry,
+        nodes: search.nodes,
+        interrupt: Some(common::interrupt_flag()),
+        deadline: search.time.map(|t| Instant::now() + t),
+        ..DfpnOptions::default()
+    };
+    let mut dfpn = Dfpn::with_shared_table(options, table);
+    let started = Instant::now();
+    let mut last_save = Instant::now();
+    dfpn.on_progress(common::progress_every(), move |stats| {
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "testing: at least {x} balls left? {} nodes, {:.0} knodes/s, {} expansions",
+            stats.nodes,
+            stats.nodes as f64 / secs.max(1e-3) / 1000.0,
+            stats.expansions
+        );
+        if let Some(file) = file.filter(|_| last_save.elapsed() >= common::table_save_every()) {
+            if let Err(e) = file.save() {
+                eprintln!("table: {e}");
+            }
+            last_save = Instant::now();
+        }
+    });
+    dfpn
+}
+
+/// Why a df-pn test stopped: the interrupt, else the time, else the node limit.
+fn stop_reason(search: &common::SearchArgs, started: Instant) -> Stop {
+    if common::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed) {
+        Stop::Interrupted
+    } else if search.time.is_some_and(|t| started.elapsed() >= t) {
+        Stop::Time
+    } else {
+        Stop::Nodes
+    }
+}
+
+/// `--verify`: the bound `report` proves, checked by [`tabula_solver::proof::check_bound`]
+/// with the strategy a df-pn search (no limits but Ctrl-C) reads from the shared table and
+/// completes where the table does not settle a move.
+fn verify(
+    pos: &Position,
+    x: i32,
+    report: &SolveReport,
+    search: &common::SearchArgs,
+    symmetry: bool,
+    table: &AtomicTable,
+) -> Result<ProofCheckReport, CliError> {
+    let bound = Bound::of_test(x, report.lower == Some(x));
+    let mut dfpn = proof_search(search, symmetry, table, None, x);
+    dfpn.without_limits();
+    let started = Instant::now();
+    let checked = check_bound(pos, bound, CHECK_LIMIT, |p| {
+        dfpn.proof_move(p, x).ok().flatten()
+    });
+    if common::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(CliError::new(
+            tabula_api::ErrorKind::Interrupted,
+            "interrupted while checking the proof",
+        ));
+    }
+    let (complete, c) = match checked {
+        Ok(c) => (true, c),
+        Err(CheckError::TooLarge { limit }) => (
+            false,
+            ProofCheck {
+                positions: limit,
+                ..ProofCheck::default()
+            },
+        ),
+        Err(e) => {
+            return Err(CliError::internal(format!(
+                "the proof failed its independent check: {e}"
+            )))
+        }
+    };
+    Ok(ProofCheckReport {
+        bound: match bound {
+            Bound::AtLeast(x) => format!("at least {x}"),
+            Bound::Below(x) => format!("below {x}"),
+        },
+        complete,
+        positions: c.positions,
+        strategy_moves: c.strategy_moves,
+        terminals: c.terminals,
+        longest_line: c.longest,
+        time_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    })
+}
+
 /// The answer of `solve --at-least X`, in words.
 fn print_at_least(report: &SolveReport, x: i32, json: bool) -> CliResult {
     if json {
@@ -139,6 +304,18 @@ fn print_at_least(report: &SolveReport, x: i32, json: bool) -> CliResult {
         println!("best {best}");
     }
     println!("nodes {} time {} ms", report.nodes, report.time_ms);
+    if let Some(c) = report.check.as_ref().filter(|c| !c.complete) {
+        println!(
+            "not checked: the proof of {} has more than {} positions, more than --verify takes",
+            c.bound, c.positions
+        );
+    } else if let Some(c) = &report.check {
+        println!(
+            "checked: {} by the rules alone, {} positions ({} strategy moves, {} end positions, \
+             lines up to {} plies), {} ms",
+            c.bound, c.positions, c.strategy_moves, c.terminals, c.longest_line, c.time_ms
+        );
+    }
     Ok(())
 }
 
