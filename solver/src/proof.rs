@@ -4,7 +4,7 @@
 //! payoff of at least `x`; for "value < x" the Min side's strategy against every move of Max,
 //! every line ending below `x`.
 //!
-//! The check uses the rules alone ([`Game::legal_moves`], [`Game::play`],
+//! The check uses the rules alone ([`tabula_engine::Game::legal_moves`], [`tabula_engine::Game::play`],
 //! [`Scored::terminal_value`], [`Scored::to_move`]): none of the search's shortcuts, bounds,
 //! tables, symmetries or move pruning. What it accepts is therefore a fact about the game
 //! however the proof was found; a wrong proof, a strategy move that is not legal, or a line
