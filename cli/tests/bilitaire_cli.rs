@@ -413,18 +413,35 @@ fn search_options_are_validated_alike() {
     }
 }
 
+/// A slider position small enough for plain minimax, parsed, and its value.
+fn small_with_value() -> (&'static str, tabula_engine::bilitaire::Position, i64) {
+    let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
+    let pos = tabula_engine::bilitaire::Position::parse(text).expect("valid position");
+    let mut budget = 10_000_000;
+    let value = i64::from(tabula_solver::minimax::minimax(&pos, &mut budget).expect("small"));
+    (text, pos, value)
+}
+
+/// `best`, a report's move, is the slider's and keeps `value`: its child's minimax value is at
+/// least that.
+fn assert_keeps(pos: &tabula_engine::bilitaire::Position, best: &serde_json::Value, value: i64) {
+    use tabula_engine::Game;
+    let best = best.as_str().expect("the slider's move that keeps it");
+    let mut moves = Vec::new();
+    pos.legal_moves(&mut moves);
+    let mv = *moves.iter().find(|m| m.to_string() == best).expect("legal");
+    let mut budget = 10_000_000;
+    let after = tabula_solver::minimax::minimax(&pos.play(mv), &mut budget).expect("small");
+    assert!(i64::from(after) >= value, "{best} leaves {after}");
+}
+
 /// `solve --at-least X` proves one bound: on a position small enough for plain minimax, the
 /// test at the minimax value holds (lower bound X, with the slider's move that keeps it, whose
 /// child minimax values at X or more) and the test one above fails (upper bound X − 1); bad
 /// thresholds and the wrong command are bad input.
 #[test]
 fn at_least_proves_one_bound_checked_by_minimax() {
-    use tabula_engine::bilitaire::Position;
-    use tabula_engine::Game;
-    let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
-    let pos = Position::parse(text).expect("valid position");
-    let mut budget = 10_000_000;
-    let value = i64::from(tabula_solver::minimax::minimax(&pos, &mut budget).expect("small"));
+    let (text, pos, value) = small_with_value();
     let test = |x: i64| {
         let x = x.to_string();
         common::json_output(&[
@@ -440,15 +457,7 @@ fn at_least_proves_one_bound_checked_by_minimax() {
     let holds = test(value);
     assert_eq!(holds["lower"], value, "{holds}");
     assert_eq!(holds["value"], serde_json::Value::Null, "{holds}");
-    let best = holds["best"]
-        .as_str()
-        .expect("the slider's move that keeps it");
-    let mut moves = Vec::new();
-    pos.legal_moves(&mut moves);
-    let mv = *moves.iter().find(|m| m.to_string() == best).expect("legal");
-    let mut budget = 10_000_000;
-    let after = tabula_solver::minimax::minimax(&pos.play(mv), &mut budget).expect("small");
-    assert!(i64::from(after) >= value, "{best} leaves {after}");
+    assert_keeps(&pos, &holds["best"], value);
     let fails = test(value + 1);
     assert_eq!(fails["upper"], value, "{fails}");
     assert_eq!(fails["best"], serde_json::Value::Null, "{fails}");
@@ -499,12 +508,7 @@ fn at_least_proves_one_bound_checked_by_minimax() {
 /// 41 balls is checked to the end of every line. Bad combinations are bad input.
 #[test]
 fn at_least_by_dfpn_is_checked_by_the_rules() {
-    use tabula_engine::bilitaire::Position;
-    use tabula_engine::Game;
-    let text = "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
-    let pos = Position::parse(text).expect("valid position");
-    let mut budget = 10_000_000;
-    let value = i64::from(tabula_solver::minimax::minimax(&pos, &mut budget).expect("small"));
+    let (text, pos, value) = small_with_value();
     let test = |position: &str, x: i64| {
         let x = x.to_string();
         common::json_output(&[
@@ -534,13 +538,7 @@ fn at_least_by_dfpn_is_checked_by_the_rules() {
         holds["check"]["positions"].as_u64().unwrap() >= 2,
         "{holds}"
     );
-    let best = holds["best"].as_str().expect("the slider's move");
-    let mut moves = Vec::new();
-    pos.legal_moves(&mut moves);
-    let mv = *moves.iter().find(|m| m.to_string() == best).expect("legal");
-    let mut budget = 10_000_000;
-    let after = tabula_solver::minimax::minimax(&pos.play(mv), &mut budget).expect("small");
-    assert!(i64::from(after) >= value, "{best} leaves {after}");
+    assert_keeps(&pos, &holds["best"], value);
     let fails = test(text, value + 1);
     assert_eq!(fails["upper"], value, "{fails}");
     assert_eq!(fails["check"]["complete"], true, "{fails}");
