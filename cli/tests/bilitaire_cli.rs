@@ -548,6 +548,26 @@ fn at_least_by_dfpn_is_checked_by_the_rules() {
     assert_eq!(opening["lower"], 41, "{opening}");
     assert_eq!(opening["check"]["complete"], true, "{opening}");
     assert!(opening["check"]["terminals"].as_u64().unwrap() >= 1);
+    // Stopped by the node limit: the whole range, no move, nothing checked.
+    let stopped = common::json_output(&[
+        "bilitaire",
+        "solve",
+        "--at-least",
+        "30",
+        "--prover",
+        "dfpn",
+        "--verify",
+        "--nodes",
+        "20000",
+        "--json",
+    ]);
+    assert_eq!(stopped["stopped"], true, "{stopped}");
+    assert_eq!(
+        (&stopped["lower"], &stopped["upper"]),
+        (&1.into(), &47.into())
+    );
+    assert_eq!(stopped["best"], serde_json::Value::Null, "{stopped}");
+    assert_eq!(stopped.get("check"), None, "{stopped}");
     for (args, message) in [
         (&["--prover", "dfpn"][..], "go with --at-least"),
         (&["--verify"][..], "go with --at-least"),
