@@ -457,10 +457,30 @@ fn at_least_proves_one_bound_checked_by_minimax() {
     let holds = test(value);
     assert_eq!(holds["lower"], value, "{holds}");
     assert_eq!(holds["value"], serde_json::Value::Null, "{holds}");
+    assert_eq!(holds.get("check"), None, "checked only with --verify");
     assert_keeps(&pos, &holds["best"], value);
     let fails = test(value + 1);
     assert_eq!(fails["upper"], value, "{fails}");
     assert_eq!(fails["best"], serde_json::Value::Null, "{fails}");
+    // --verify after alpha-beta: the strategy is read from alpha-beta's table.
+    for (x, bound) in [
+        (value, format!("at least {value}")),
+        (value + 1, format!("below {}", value + 1)),
+    ] {
+        let x = x.to_string();
+        let checked = common::json_output(&[
+            "bilitaire",
+            "solve",
+            "--position",
+            text,
+            "--at-least",
+            &x,
+            "--verify",
+            "--json",
+        ]);
+        assert_eq!(checked["check"]["bound"], bound, "{checked}");
+        assert_eq!(checked["check"]["complete"], true, "{checked}");
+    }
     // Stopped by a limit before the test is decided: the position's whole range, no move.
     let stopped = common::json_output(&[
         "bilitaire",
