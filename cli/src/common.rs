@@ -351,7 +351,7 @@ impl SearchArgs {
 }
 
 /// The memory the system can give without swapping, in MiB (`MemAvailable`), where known.
-fn available_mib() -> Option<u64> {
+pub fn available_mib() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

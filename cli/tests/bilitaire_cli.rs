@@ -367,7 +367,8 @@ fn a_table_file_in_a_missing_directory_is_refused_before_searching() {
 }
 
 /// Defect 1: a `--hash` above the memory available aborted with an allocation backtrace
-/// (exit 134). It is now bad input. (Checked where the machine has less than the 64 GiB asked.)
+/// (exit 134). It is now bad input, and so is one that leaves no room for df-pn's own table.
+/// (Checked where the machine has less than the 64 GiB asked.)
 #[test]
 fn a_table_larger_than_memory_is_bad_input() {
     let available_mib = std::fs::read_to_string("/proc/meminfo")
@@ -388,6 +389,17 @@ fn a_table_larger_than_memory_is_bad_input() {
         &["bilitaire", "solve", "--nodes", "10", "--hash", "65536"],
         "more than the memory available",
     );
+    // df-pn keeps a second table of --hash MiB: three quarters of the memory is too much for
+    // both, refused before either is allocated.
+    let hash = (available_mib.unwrap_or(0) * 3 / 4).max(1).to_string();
+    for extra in ["--prover", "--verify"] {
+        let mut args = vec!["bilitaire", "solve", "--at-least", "30", "--nodes", "10"];
+        args.extend(["--hash", &hash, extra]);
+        if extra == "--prover" {
+            args.push("dfpn");
+        }
+        assert_bad_input(&args, "for both");
+    }
 }
 
 /// Defect 11: allocating a large table was seconds of silence. It now reports on stderr.

@@ -75,6 +75,17 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
             "--prover and --verify go with --at-least X (one bound)",
         ));
     }
+    let two_tables = args.prover == Prover::Dfpn || args.verify;
+    if let Some(available) =
+        common::available_mib().filter(|&a| two_tables && 2 * args.search.hash > a)
+    {
+        return Err(CliError::bad_input(format!(
+            "--hash {}: df-pn (the prover or --verify) keeps a proof-number table of {} MiB \
+             beside the table, more than the memory available ({available} MiB) for both; \
+             choose a smaller --hash",
+            args.search.hash, args.search.hash
+        )));
+    }
     if args.prover == Prover::Dfpn && args.search.threads > 1 {
         return Err(CliError::bad_input(
             "--prover dfpn runs on one thread: leave out --threads",
@@ -107,7 +118,7 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
                     || SolveReport::from_at_least(pos, x, s.driver.prove(pos, x), s.driver.stats()),
                 ),
                 Prover::Dfpn => {
-                    let mut dfpn = proof_search(&args.search, symmetry, s.table, s.file, x);
+                    let mut dfpn = proof_search(&args.search, symmetry, s.table, s.file, x)?;
                     let started = Instant::now();
                     let proof = match dfpn.prove_at_least(pos, x) {
                         Ok(holds) => Proof::Proven {
@@ -185,14 +196,22 @@ fn slider_options(
 
 /// A df-pn search for `--at-least X`: its own table of --hash MiB, the proven bounds shared
 /// with `table` (and so kept by `--table`), the limits of `search`, a progress line now and
-/// then, and the `--table` file saved as the alpha-beta tests save it.
+/// then, and the `--table` file saved as the alpha-beta tests save it. Refused (bad input)
+/// where the memory left after the table cannot hold the proof-number table.
 fn proof_search<'t>(
     search: &common::SearchArgs,
     symmetry: bool,
     table: &'t AtomicTable,
     file: Option<&'t common::TableFile<'t>>,
     x: i32,
-) -> Dfpn<'t> {
+) -> Result<Dfpn<'t>, CliError> {
+    if let Some(available) = common::available_mib().filter(|&a| search.hash > a) {
+        return Err(CliError::bad_input(format!(
+            "--hash {}: df-pn's proof-number table of {} MiB, beside the table, is more than the \
+             memory left ({available} MiB); choose a smaller --hash",
+            search.hash, search.hash
+        )));
+    }
     let options = DfpnOptions {
         megabytes: usize::try_from(search.hash).unwrap_or(64),
         symmetry,
@@ -219,7 +238,7 @@ fn proof_search<'t>(
             last_save = Instant::now();
         }
     });
-    dfpn
+    Ok(dfpn)
 }
 
 /// Why a df-pn test stopped: the interrupt, else the time, else the node limit.
@@ -245,7 +264,7 @@ fn verify(
     table: &AtomicTable,
 ) -> Result<ProofCheckReport, CliError> {
     let bound = Bound::of_test(x, report.lower == Some(x));
-    let mut dfpn = proof_search(search, symmetry, table, None, x);
+    let mut dfpn = proof_search(search, symmetry, table, None, x)?;
     dfpn.without_limits();
     let started = Instant::now();
     let checked = check_bound(pos, bound, CHECK_LIMIT, |p| {
