@@ -447,54 +447,10 @@ fn assert_keeps(pos: &tabula_engine::bilitaire::Position, best: &serde_json::Val
     assert!(i64::from(after) >= value, "{best} leaves {after}");
 }
 
-/// `solve --at-least X` proves one bound: on a position small enough for plain minimax, the
-/// test at the minimax value holds (lower bound X, with the slider's move that keeps it, whose
-/// child minimax values at X or more) and the test one above fails (upper bound X − 1); bad
-/// thresholds and the wrong command are bad input.
-#[test]
-fn at_least_proves_one_bound_checked_by_minimax() {
-    let (text, pos, value) = small_with_value();
-    let test = |x: i64| {
-        let x = x.to_string();
-        common::json_output(&[
-            "bilitaire",
-            "solve",
-            "--position",
-            text,
-            "--at-least",
-            &x,
-            "--json",
-        ])
-    };
-    let holds = test(value);
-    assert_eq!(holds["lower"], value, "{holds}");
-    assert_eq!(holds["value"], serde_json::Value::Null, "{holds}");
-    assert_eq!(holds.get("check"), None, "checked only with --verify");
-    assert_keeps(&pos, &holds["best"], value);
-    let fails = test(value + 1);
-    assert_eq!(fails["upper"], value, "{fails}");
-    assert_eq!(fails["best"], serde_json::Value::Null, "{fails}");
-    // --verify after alpha-beta: the strategy is read from alpha-beta's table.
-    for (x, bound) in [
-        (value, format!("at least {value}")),
-        (value + 1, format!("below {}", value + 1)),
-    ] {
-        let x = x.to_string();
-        let checked = common::json_output(&[
-            "bilitaire",
-            "solve",
-            "--position",
-            text,
-            "--at-least",
-            &x,
-            "--verify",
-            "--json",
-        ]);
-        assert_eq!(checked["check"]["bound"], bound, "{checked}");
-        assert_eq!(checked["check"]["complete"], true, "{checked}");
-    }
-    // Stopped by a limit before the test is decided: the position's whole range, no move.
-    let stopped = common::json_output(&[
+/// `solve --at-least 30` on the start, stopped by a 20,000-node limit (with `extra` options):
+/// the position's whole range, no move, no check.
+fn assert_stopped_at_start(extra: &[&str]) {
+    let mut args = vec![
         "bilitaire",
         "solve",
         "--at-least",
@@ -502,13 +458,58 @@ fn at_least_proves_one_bound_checked_by_minimax() {
         "--nodes",
         "20000",
         "--json",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let stopped = common::json_output(&args);
     assert_eq!(stopped["stopped"], true, "{stopped}");
     assert_eq!(
         (&stopped["lower"], &stopped["upper"]),
         (&1.into(), &47.into())
     );
     assert_eq!(stopped["best"], serde_json::Value::Null, "{stopped}");
+    assert_eq!(stopped.get("check"), None, "{stopped}");
+}
+
+/// `solve --at-least X` proves one bound: on a position small enough for plain minimax, the
+/// test at the minimax value holds (lower bound X, with the slider's move that keeps it, whose
+/// child minimax values at X or more) and the test one above fails (upper bound X − 1); bad
+/// thresholds and the wrong command are bad input.
+#[test]
+fn at_least_proves_one_bound_checked_by_minimax() {
+    let (text, pos, value) = small_with_value();
+    let test = |x: i64, extra: &[&str]| {
+        let x = x.to_string();
+        let mut args = vec![
+            "bilitaire",
+            "solve",
+            "--position",
+            text,
+            "--at-least",
+            &x,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        common::json_output(&args)
+    };
+    let holds = test(value, &[]);
+    assert_eq!(holds["lower"], value, "{holds}");
+    assert_eq!(holds["value"], serde_json::Value::Null, "{holds}");
+    assert_eq!(holds.get("check"), None, "checked only with --verify");
+    assert_keeps(&pos, &holds["best"], value);
+    let fails = test(value + 1, &[]);
+    assert_eq!(fails["upper"], value, "{fails}");
+    assert_eq!(fails["best"], serde_json::Value::Null, "{fails}");
+    // --verify after alpha-beta: the strategy is read from alpha-beta's table.
+    for (x, bound) in [
+        (value, format!("at least {value}")),
+        (value + 1, format!("below {}", value + 1)),
+    ] {
+        let checked = test(x, &["--verify"]);
+        assert_eq!(checked["check"]["bound"], bound, "{checked}");
+        assert_eq!(checked["check"]["complete"], true, "{checked}");
+    }
+    // Stopped by a limit before the test is decided: the position's whole range, no move.
+    assert_stopped_at_start(&[]);
     let balls = text.matches('o').count();
     assert_bad_input(
         &[
@@ -581,25 +582,7 @@ fn at_least_by_dfpn_is_checked_by_the_rules() {
     assert_eq!(opening["check"]["complete"], true, "{opening}");
     assert!(opening["check"]["terminals"].as_u64().unwrap() >= 1);
     // Stopped by the node limit: the whole range, no move, nothing checked.
-    let stopped = common::json_output(&[
-        "bilitaire",
-        "solve",
-        "--at-least",
-        "30",
-        "--prover",
-        "dfpn",
-        "--verify",
-        "--nodes",
-        "20000",
-        "--json",
-    ]);
-    assert_eq!(stopped["stopped"], true, "{stopped}");
-    assert_eq!(
-        (&stopped["lower"], &stopped["upper"]),
-        (&1.into(), &47.into())
-    );
-    assert_eq!(stopped["best"], serde_json::Value::Null, "{stopped}");
-    assert_eq!(stopped.get("check"), None, "{stopped}");
+    assert_stopped_at_start(&["--prover", "dfpn", "--verify"]);
     for (args, message) in [
         (&["--prover", "dfpn"][..], "go with --at-least"),
         (&["--verify"][..], "go with --at-least"),
