@@ -146,7 +146,6 @@ impl<G: Scored> Checker<'_, G> {
         }
         self.stats.positions += 1;
         self.stats.longest = self.stats.longest.max(ply);
-        let mut moves = Vec::new();
         if let Some(value) = pos.terminal_value() {
             if !self.bound.admits(value) {
                 return Err(CheckError::Fails {
@@ -158,6 +157,7 @@ impl<G: Scored> Checker<'_, G> {
             self.done.insert(pos.clone());
             return Ok(());
         }
+        let mut moves = Vec::new();
         pos.legal_moves(&mut moves);
         if moves.is_empty() {
             return Err(CheckError::Stuck {

@@ -118,7 +118,7 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
                     || SolveReport::from_at_least(pos, x, s.driver.prove(pos, x), s.driver.stats()),
                 ),
                 Prover::Dfpn => {
-                    let mut dfpn = proof_search(&args.search, symmetry, s.table, s.file, x)?;
+                    let mut dfpn = proof_search(&args.search, symmetry, s.table, s.file, x);
                     let started = Instant::now();
                     let proof = match dfpn.prove_at_least(pos, x) {
                         Ok(holds) => Proof::Proven {
@@ -126,7 +126,7 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
                             best: dfpn.proof_move(pos, x).ok().flatten(),
                         },
                         Err(_) => Proof::Stopped {
-                            reason: stop_reason(&args.search, started),
+                            reason: stop_reason(&args.search, dfpn.stats().nodes),
                             holds: None,
                         },
                     };
@@ -196,22 +196,15 @@ fn slider_options(
 
 /// A df-pn search for `--at-least X`: its own table of --hash MiB, the proven bounds shared
 /// with `table` (and so kept by `--table`), the limits of `search`, a progress line now and
-/// then, and the `--table` file saved as the alpha-beta tests save it. Refused (bad input)
-/// where the memory left after the table cannot hold the proof-number table.
+/// then, and the `--table` file saved as the alpha-beta tests save it. (`run` has checked
+/// that the memory holds both tables.)
 fn proof_search<'t>(
     search: &common::SearchArgs,
     symmetry: bool,
     table: &'t AtomicTable,
     file: Option<&'t common::TableFile<'t>>,
     x: i32,
-) -> Result<Dfpn<'t>, CliError> {
-    if let Some(available) = common::available_mib().filter(|&a| search.hash > a) {
-        return Err(CliError::bad_input(format!(
-            "--hash {}: df-pn's proof-number table of {} MiB, beside the table, is more than the \
-             memory left ({available} MiB); choose a smaller --hash",
-            search.hash, search.hash
-        )));
-    }
+) -> Dfpn<'t> {
     let options = DfpnOptions {
         megabytes: usize::try_from(search.hash).unwrap_or(64),
         symmetry,
@@ -238,17 +231,18 @@ fn proof_search<'t>(
             last_save = Instant::now();
         }
     });
-    Ok(dfpn)
+    dfpn
 }
 
-/// Why a df-pn test stopped: the interrupt, else the time, else the node limit.
-fn stop_reason(search: &common::SearchArgs, started: Instant) -> Stop {
-    if common::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed) {
+/// Why a df-pn test stopped after `nodes`: Ctrl-C, else the node limit if it was reached, else
+/// the deadline (the only limit left).
+fn stop_reason(search: &common::SearchArgs, nodes: u64) -> Stop {
+    if common::was_interrupted() {
         Stop::Interrupted
-    } else if search.time.is_some_and(|t| started.elapsed() >= t) {
-        Stop::Time
-    } else {
+    } else if search.nodes.is_some_and(|limit| nodes >= limit) {
         Stop::Nodes
+    } else {
+        Stop::Time
     }
 }
 
@@ -264,13 +258,13 @@ fn verify(
     table: &AtomicTable,
 ) -> Result<ProofCheckReport, CliError> {
     let bound = Bound::of_test(x, report.lower == Some(x));
-    let mut dfpn = proof_search(search, symmetry, table, None, x)?;
+    let mut dfpn = proof_search(search, symmetry, table, None, x);
     dfpn.without_limits();
     let started = Instant::now();
     let checked = check_bound(pos, bound, CHECK_LIMIT, |p| {
         dfpn.proof_move(p, x).ok().flatten()
     });
-    if common::interrupt_flag().load(std::sync::atomic::Ordering::Relaxed) {
+    if common::was_interrupted() {
         return Err(CliError::new(
             tabula_api::ErrorKind::Interrupted,
             "interrupted while checking the proof",
