@@ -11,7 +11,10 @@
 //! `run` takes COUNT positions of each suite (all by default), from the first or from number
 //! `FROM` (counted from 0). Environment: `LIMIT`
 //! (seconds per position, default none), `NODES` (nodes per position), `THREADS` (default 1),
-//! `HASH` (MiB, default 64, a fresh table per position), `OPTIONS` (seconds: also value every
+//! `HASH` (MiB, default 64, a fresh table per position), `SPLIT` (plies from the root where
+//! threads split the work, `Config::split_plies`), `PN=0` (alpha-beta alone: no turns of
+//! proof-number search in the exact tests), `PN_FIRST`, `PN_SHARE`, `PN_HASH` (the fields of
+//! `tabula_solver::ProofNumbers`), `OPTIONS` (seconds: also value every
 //! option of each solved slider-to-move position, to measure what announcements are worth),
 //! `TWO_PLY=1` (search the slider's action and announcement as two plies,
 //! `tabula_solver::games::TwoPly`; not with `OPTIONS`), `ENDGAME=1` (decide "value ≥ top − 2"
@@ -35,7 +38,7 @@ use tabula_benches::{bilitaire_committed_suite, bilitaire_generated_suite, Bilit
 use tabula_engine::bilitaire::{Position, Side};
 use tabula_solver::driver::{Config, Driver, Limits, Line, Solve};
 use tabula_solver::games::{Endgame, Oracle, TwoPly};
-use tabula_solver::AtomicTable;
+use tabula_solver::{AtomicTable, ProofNumbers};
 
 /// A database that holds nothing and counts the positions it is asked about, by their balls:
 /// the positions a retrograde database would have to hold to be of use to these solves.
@@ -138,6 +141,15 @@ fn solve(pos: &Position, threads: usize, mb: usize, limits: Limits, options: f64
     let table = AtomicTable::with_megabytes(mb);
     let config = Config {
         threads,
+        split_plies: env("SPLIT").unwrap_or(Config::default().split_plies),
+        proof_numbers: (env::<u8>("PN") != Some(0)).then(|| {
+            let default = ProofNumbers::default();
+            ProofNumbers {
+                megabytes: env("PN_HASH").unwrap_or(default.megabytes),
+                first_turn: env("PN_FIRST").unwrap_or(default.first_turn),
+                share_percent: env("PN_SHARE").unwrap_or(default.share_percent),
+            }
+        }),
         ..Config::default()
     };
     let driver = Driver::new(&table, config, limits);

@@ -17,6 +17,7 @@ fn solve_all<T: Table>(balls: u32, count: usize, threads: usize, make: impl Fn()
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(Config::default().split_plies),
+            ..Config::default()
         };
         let limits = Limits {
             time: limit_s()

@@ -193,6 +193,8 @@ fn sum(values: impl Iterator<Item = u32>) -> u32 {
 pub struct Dfpn<'t> {
     table: PnTable,
     shared: Option<&'t dyn Table>,
+    /// Another flag that stops the search when set (a caller's stop, not only a Ctrl-C).
+    stop: Option<&'t AtomicBool>,
     options: DfpnOptions,
     stats: DfpnStats,
     progress: Option<Progress<'t>>,
@@ -221,6 +223,7 @@ impl Dfpn<'static> {
         Dfpn {
             table: PnTable::with_megabytes(options.megabytes),
             shared: None,
+            stop: None,
             options,
             stats: DfpnStats::default(),
             progress: None,
@@ -235,6 +238,7 @@ impl<'t> Dfpn<'t> {
         Dfpn {
             table: PnTable::with_megabytes(options.megabytes),
             shared: Some(shared),
+            stop: None,
             options,
             stats: DfpnStats::default(),
             progress: None,
@@ -292,6 +296,17 @@ impl<'t> Dfpn<'t> {
         self.options.deadline = None;
     }
 
+    /// Stops the search after `nodes` in all ([`DfpnStats::nodes`], counted over every test
+    /// of this search), or never with `None`: a budget for the next test.
+    pub fn limit_nodes(&mut self, nodes: Option<u64>) {
+        self.options.nodes = nodes;
+    }
+
+    /// Also stops when `flag` is set (checked at each expansion, as the interrupt flag).
+    pub fn watch(&mut self, flag: &'t AtomicBool) {
+        self.stop = Some(flag);
+    }
+
     /// What the search has done so far.
     pub fn stats(&self) -> DfpnStats {
         self.stats
@@ -342,7 +357,8 @@ impl<'t> Dfpn<'t> {
         let interrupted = self
             .options
             .interrupt
-            .is_some_and(|flag| flag.load(Ordering::Relaxed));
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+            || self.stop.is_some_and(|flag| flag.load(Ordering::Relaxed));
         if over_nodes || interrupted || late {
             Err(Aborted)
         } else {

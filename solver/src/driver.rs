@@ -16,7 +16,9 @@
 //! [`SolvePolicy`]): callers check it first.
 
 use crate::games::{NoOracle, Oracle, SolvePolicy};
-use crate::search::{MoveValue, Progress, SearchOptions, SearchReport, Searchable, Searcher};
+use crate::search::{
+    MoveValue, Progress, ProofNumbers, SearchOptions, SearchReport, Searchable, Searcher,
+};
 use crate::tt::{AtomicTable, Table};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -54,6 +56,8 @@ pub struct Config {
     pub symmetry: bool,
     /// Split work between threads while fewer than this many plies from the root.
     pub split_plies: u32,
+    /// Share the exact solve's tests with proof-number search ([`ProofNumbers`]).
+    pub proof_numbers: Option<ProofNumbers>,
 }
 
 impl Default for Config {
@@ -63,6 +67,7 @@ impl Default for Config {
             threads: o.threads,
             symmetry: o.symmetry,
             split_plies: o.split_plies,
+            proof_numbers: o.proof_numbers,
         }
     }
 }
@@ -176,6 +181,7 @@ fn options(config: Config, limits: Limits) -> SearchOptions {
         nodes: limits.nodes,
         split_plies: config.split_plies,
         interrupt: limits.interrupt,
+        proof_numbers: config.proof_numbers,
     }
 }
 

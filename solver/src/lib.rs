@@ -29,7 +29,8 @@ pub use driver::{Analysis, Driver, Limits, Line, Proof, Solve, Stats, Stop};
 pub use eval::Evaluate;
 pub use games::{Backup, Keying, NoOracle, Oracle, SolvePolicy, TestShortcuts};
 pub use search::{
-    Aborted, Bounds, MoveValue, Progress, SearchOptions, SearchReport, Searchable, Searcher,
+    Aborted, Bounds, MoveValue, Progress, ProofNumbers, SearchOptions, SearchReport, Searchable,
+    Searcher,
 };
 pub use tt::{AtomicTable, DashTable, Entry, Table};
 pub use tt_file::{load_proven, save_proven, TableFileError, TablePayloadError};

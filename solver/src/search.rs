@@ -8,6 +8,7 @@
 //! A test's answer is a fact about the position, so the value does not depend on the number of
 //! threads or on what the table happened to keep.
 
+use crate::dfpn::{Dfpn, DfpnOptions};
 use crate::eval::Evaluate;
 use crate::games::{Backup, Keying, NoOracle, Oracle, SolvePolicy, TestShortcuts};
 use crate::tt::{Entry, Table};
@@ -31,6 +32,42 @@ pub struct SearchOptions {
     pub split_plies: u32,
     /// A flag set from outside (e.g. by a Ctrl-C handler) that stops the search.
     pub interrupt: Option<&'static AtomicBool>,
+    /// Decide the exact solve's tests by alpha-beta and proof-number search in turns, for
+    /// the games that ask for it ([`SolvePolicy::proof_numbers`]); `None`: alpha-beta alone.
+    pub proof_numbers: Option<ProofNumbers>,
+}
+
+/// How an exact solve shares its tests between alpha-beta and proof-number search (df-pn):
+/// each test starts with a turn of alpha-beta; if it is not decided within the turn, df-pn
+/// gets a turn, then alpha-beta again with twice the nodes, and so on. Whichever decides the
+/// test first answers it; both keep what they learnt between turns (alpha-beta in the shared
+/// table, df-pn in its own proof-number table, and every bound either proves in the shared
+/// one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProofNumbers {
+    /// Size of df-pn's proof-number table (MiB), allocated at the first test it takes a turn.
+    pub megabytes: usize,
+    /// Nodes of alpha-beta's first turn on a test.
+    pub first_turn: u64,
+    /// df-pn's turn, in percent of the alpha-beta turn before it.
+    pub share_percent: u64,
+}
+
+impl Default for ProofNumbers {
+    /// Measured on the Bi-litaire suites (docs/bilitaire.md, "Alpha-beta and df-pn in turns"):
+    /// a first turn of 500,000 nodes leaves the tests alpha-beta settles sooner untouched (the
+    /// 23-ball suites' nodes within 1%); df-pn's turn at 25% of alpha-beta's costs at most a
+    /// quarter more on the tests alpha-beta wins (at 100%: jumper 23 × 1.08 nodes in all,
+    /// at 25% × 1.00) and still finds the slider's proofs that alpha-beta misses (27 balls,
+    /// first 20 random and jumper positions at 10 M nodes: one more solved, four more with a
+    /// proven lower bound). A table of 16 MiB did as well as one of 64 there.
+    fn default() -> Self {
+        ProofNumbers {
+            megabytes: 16,
+            first_turn: 500_000,
+            share_percent: 25,
+        }
+    }
 }
 
 impl Default for SearchOptions {
@@ -42,6 +79,7 @@ impl Default for SearchOptions {
             nodes: None,
             split_plies: 6,
             interrupt: None,
+            proof_numbers: Some(ProofNumbers::default()),
         }
     }
 }
@@ -129,6 +167,12 @@ enum Expansion<G> {
     },
 }
 
+/// The proof-number side of an exact solve's tests ([`ProofNumbers`]).
+struct SharedTests<'a> {
+    pn: ProofNumbers,
+    dfpn: Option<Dfpn<'a>>,
+}
+
 /// Bounds on a value found by the root driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {
@@ -181,6 +225,17 @@ pub struct Searcher<'t, T: Table, O = NoOracle> {
     options: SearchOptions,
     pool: Option<rayon::ThreadPool>,
     stop: AtomicBool,
+    /// Set by [`Searcher::stop`]: a stop from outside, not the end of a turn.
+    requested: AtomicBool,
+    /// The node count at which the running alpha-beta turn of a shared test ends
+    /// ([`ProofNumbers`]); `u64::MAX` outside such turns.
+    turn_ends: AtomicU64,
+    /// Set when `stop` was raised because the turn ended.
+    turn_over: AtomicBool,
+    /// Of `nodes`, those df-pn searched in its turns of shared tests.
+    proof_number_nodes: AtomicU64,
+    /// df-pn's own count ([`crate::DfpnStats::nodes`]) as far as `nodes` includes it.
+    dfpn_counted: AtomicU64,
     nodes: AtomicU64,
     started: Instant,
     /// History heuristic: how often a move (by hash) caused a cut-off. Ties in the evaluation
@@ -285,6 +340,11 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
             options,
             pool,
             stop: AtomicBool::new(false),
+            requested: AtomicBool::new(false),
+            turn_ends: AtomicU64::new(u64::MAX),
+            turn_over: AtomicBool::new(false),
+            proof_number_nodes: AtomicU64::new(0),
+            dfpn_counted: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
             started: Instant::now(),
             history: (0..HISTORY_SLOTS).map(|_| AtomicU32::new(0)).collect(),
@@ -299,6 +359,7 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
 
     /// Asks a running search to stop (from another thread, e.g. on Ctrl-C).
     pub fn stop(&self) {
+        self.requested.store(true, Ordering::Relaxed);
         self.stop.store(true, Ordering::Relaxed);
     }
 
@@ -309,6 +370,12 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
 
     pub fn nodes(&self) -> u64 {
         self.nodes.load(Ordering::Relaxed)
+    }
+
+    /// Of [`Searcher::nodes`], those searched by df-pn in the turns of shared tests
+    /// ([`ProofNumbers`]).
+    pub fn proof_number_nodes(&self) -> u64 {
+        self.proof_number_nodes.load(Ordering::Relaxed)
     }
 
     pub fn elapsed(&self) -> Duration {
@@ -344,8 +411,18 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
     }
 
     fn flush(&self, ctx: &mut Ctx) {
-        self.nodes.fetch_add(ctx.unflushed, Ordering::Relaxed);
+        let nodes = self.nodes.fetch_add(ctx.unflushed, Ordering::Relaxed) + ctx.unflushed;
         ctx.unflushed = 0;
+        if self.over_limits() {
+            self.stop.store(true, Ordering::Relaxed);
+        } else if nodes >= self.turn_ends.load(Ordering::Relaxed) {
+            self.turn_over.store(true, Ordering::Relaxed);
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// True when a limit, the interrupt flag or [`Searcher::stop`] ends the search.
+    fn over_limits(&self) -> bool {
         let over_nodes = self
             .options
             .nodes
@@ -354,8 +431,119 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
             .options
             .time
             .is_some_and(|limit| self.started.elapsed() >= limit);
-        if over_nodes || over_time || self.interrupted() {
+        over_nodes || over_time || self.interrupted() || self.requested.load(Ordering::Relaxed)
+    }
+
+    /// Ends an alpha-beta turn of a shared test: lowers the stop flag if only the turn raised
+    /// it. True when the search must stop.
+    fn end_turn(&self) -> bool {
+        self.turn_ends.store(u64::MAX, Ordering::Relaxed);
+        if self.over_limits() {
             self.stop.store(true, Ordering::Relaxed);
+        } else if self.turn_over.swap(false, Ordering::Relaxed) {
+            self.stop.store(false, Ordering::Relaxed);
+        }
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The df-pn side of an exact solve's shared tests, where the options and the game ask
+    /// for it; its table is allocated at df-pn's first turn.
+    fn proof_number_search<G: Searchable>(&self, pos: &G) -> Option<SharedTests<'_>> {
+        let pn = self.options.proof_numbers?;
+        (pos.proof_numbers() && pos.finite()).then_some(SharedTests { pn, dfpn: None })
+    }
+
+    fn new_dfpn(&self, megabytes: usize) -> Dfpn<'_> {
+        let options = DfpnOptions {
+            megabytes,
+            symmetry: self.options.symmetry,
+            interrupt: self.options.interrupt,
+            deadline: self.options.time.map(|t| self.started + t),
+            ..DfpnOptions::default()
+        };
+        let mut dfpn = Dfpn::with_shared_table(options, self.table);
+        dfpn.watch(&self.requested);
+        // The node count a caller sees (progress lines, the node limit's reason) grows during
+        // df-pn's turns too.
+        dfpn.on_progress(Duration::from_millis(50), |stats| {
+            self.count_dfpn(stats.nodes)
+        });
+        dfpn
+    }
+
+    /// Adds df-pn's nodes since the last call (`total`: its own count so far) to the search's.
+    fn count_dfpn(&self, total: u64) {
+        let new = total.saturating_sub(self.dfpn_counted.swap(total, Ordering::Relaxed));
+        self.nodes.fetch_add(new, Ordering::Relaxed);
+        self.proof_number_nodes.fetch_add(new, Ordering::Relaxed);
+    }
+
+    /// The exact test "value of `pos` ≥ x" in turns of alpha-beta and df-pn
+    /// ([`ProofNumbers`]).
+    fn shared_test<'s, G: Searchable>(
+        &'s self,
+        pos: &G,
+        x: i32,
+        shared: &mut SharedTests<'s>,
+    ) -> Result<Outcome, Aborted>
+    where
+        O: Oracle<G>,
+    {
+        let pn = shared.pn;
+        let mut turn = pn.first_turn.max(1);
+        loop {
+            self.turn_ends
+                .store(self.nodes().saturating_add(turn), Ordering::Relaxed);
+            let r = self.root_test(pos, x, Entry::PROVEN);
+            let must_stop = self.end_turn();
+            match r {
+                Ok(outcome) => return Ok(outcome),
+                Err(Aborted) if must_stop => return Err(Aborted),
+                Err(Aborted) => {}
+            }
+            let dfpn = shared
+                .dfpn
+                .get_or_insert_with(|| self.new_dfpn(pn.megabytes));
+            let before = dfpn.stats().nodes;
+            let left = self
+                .options
+                .nodes
+                .map_or(u64::MAX, |n| n.saturating_sub(self.nodes()));
+            let share = (turn.saturating_mul(pn.share_percent) / 100).min(left);
+            dfpn.limit_nodes(Some(before.saturating_add(share)));
+            let r = dfpn.prove_at_least(pos, x);
+            self.count_dfpn(dfpn.stats().nodes);
+            match r {
+                Ok(holds) => {
+                    return Ok(Outcome {
+                        holds,
+                        proven: true,
+                    })
+                }
+                Err(Aborted) if self.over_limits() => {
+                    self.stop.store(true, Ordering::Relaxed);
+                    return Err(Aborted);
+                }
+                Err(Aborted) => {}
+            }
+            turn = turn.saturating_mul(2);
+        }
+    }
+
+    /// The exact root test, shared with df-pn where `dfpn` is set, else alpha-beta's.
+    fn exact_test<'s, G: Searchable>(
+        &'s self,
+        pos: &G,
+        x: i32,
+        depth: u8,
+        dfpn: &mut Option<SharedTests<'s>>,
+    ) -> Result<Outcome, Aborted>
+    where
+        O: Oracle<G>,
+    {
+        match dfpn {
+            Some(d) if depth == Entry::PROVEN => self.shared_test(pos, x, d),
+            _ => self.root_test(pos, x, depth),
         }
     }
 
@@ -734,16 +922,17 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
     where
         O: Oracle<G>,
     {
-        self.value_within(pos, depth, guess, pos.value_bounds())
+        self.value_within(pos, depth, guess, pos.value_bounds(), &mut None)
     }
 
     /// [`Searcher::value`] where the value is already known to lie in `(lo, hi)`, inclusive.
-    fn value_within<G: Searchable>(
-        &self,
+    fn value_within<'s, G: Searchable>(
+        &'s self,
         pos: &G,
         depth: u8,
         guess: i32,
         (mut lo, mut hi): (i32, i32),
+        dfpn: &mut Option<SharedTests<'s>>,
     ) -> Result<Bounds, Aborted>
     where
         O: Oracle<G>,
@@ -760,7 +949,7 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
         let mut bracketed = false;
         while lo < hi {
             x = x.clamp(lo + 1, hi);
-            let r = self.root_test(pos, x, depth)?;
+            let r = self.exact_test(pos, x, depth, dfpn)?;
             if r.holds {
                 lo = r.bound(pos, x);
                 if r.proven {
@@ -812,8 +1001,22 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
     pub fn principal_variation<G: Searchable>(
         &self,
         pos: &G,
+        value: i32,
+        depth: u8,
+    ) -> Result<Vec<G::Move>, Aborted>
+    where
+        O: Oracle<G>,
+    {
+        self.principal_variation_with(pos, value, depth, &mut None)
+    }
+
+    /// [`Searcher::principal_variation`] with the exact tests shared with `dfpn`.
+    fn principal_variation_with<'s, G: Searchable>(
+        &'s self,
+        pos: &G,
         mut value: i32,
         depth: u8,
+        dfpn: &mut Option<SharedTests<'s>>,
     ) -> Result<Vec<G::Move>, Aborted>
     where
         O: Oracle<G>,
@@ -845,12 +1048,12 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
             for (_, _, mv, child) in order {
                 let keeps = match pos.to_move() {
                     Role::Max => {
-                        self.root_test(&child, G::child_threshold(value), child_depth)?
+                        self.exact_test(&child, G::child_threshold(value), child_depth, dfpn)?
                             .holds
                     }
                     Role::Min => {
                         !self
-                            .root_test(&child, G::child_threshold(value + 1), child_depth)?
+                            .exact_test(&child, G::child_threshold(value + 1), child_depth, dfpn)?
                             .holds
                     }
                 };
@@ -904,8 +1107,9 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
                 guess
             }
         };
-        let bounds = self.value(pos, Entry::PROVEN, guess)?;
-        let pv = self.principal_variation(pos, bounds.value, Entry::PROVEN)?;
+        let mut dfpn = self.proof_number_search(pos);
+        let bounds = self.value_within(pos, Entry::PROVEN, guess, pos.value_bounds(), &mut dfpn)?;
+        let pv = self.principal_variation_with(pos, bounds.value, Entry::PROVEN, &mut dfpn)?;
         Ok(SearchReport {
             value: bounds.value,
             exact: bounds.exact,
@@ -1017,7 +1221,7 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
             };
             let guess = if max { known.1 } else { known.0 };
             entry.value = self
-                .value_within(&child, Entry::PROVEN, guess, known)
+                .value_within(&child, Entry::PROVEN, guess, known, &mut None)
                 .ok()
                 .filter(|b| b.exact)
                 .map(|b| G::backed_up(b.value));

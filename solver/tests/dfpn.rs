@@ -9,9 +9,11 @@ mod common;
 use common::small_position;
 use tabula_engine::bilitaire::{Position, Side};
 use tabula_engine::playout::random_playout;
-use tabula_engine::{pylos, Game, Symmetric};
+use tabula_engine::{pylos, Game, Scored, Symmetric};
 use tabula_solver::minimax::minimax;
-use tabula_solver::{AtomicTable, Dfpn, DfpnOptions, SearchOptions, Searcher, SolvePolicy, Table};
+use tabula_solver::{
+    AtomicTable, Dfpn, DfpnOptions, ProofNumbers, SearchOptions, Searcher, SolvePolicy, Table,
+};
 
 fn options(megabytes: usize, epsilon: f64) -> DfpnOptions {
     DfpnOptions {
@@ -218,4 +220,102 @@ fn dfpn_agrees_with_minimax_on_late_pylos_positions() {
         }
     }
     assert!(compared >= 12, "only {compared} Pylos positions compared");
+}
+
+/// A solve whose exact tests alpha-beta and df-pn take in turns ([`ProofNumbers`]), df-pn's
+/// turn as long as alpha-beta's.
+fn sharing(first_turn: u64) -> SearchOptions {
+    SearchOptions {
+        proof_numbers: Some(ProofNumbers {
+            megabytes: 1,
+            first_turn,
+            share_percent: 100,
+        }),
+        ..SearchOptions::default()
+    }
+}
+
+#[test]
+fn a_solve_sharing_its_tests_with_dfpn_finds_the_same_values() {
+    let mut answered_by_dfpn = 0;
+    let mut solves = 0;
+    for balls in [22, 24] {
+        for pos in random_game_positions(balls, 4) {
+            let plain_table = AtomicTable::with_megabytes(8);
+            let plain = Searcher::new(&plain_table, SearchOptions::default());
+            let value = plain.solve(&pos).expect("no limits").value;
+            // Turns of 1 node: alpha-beta's turn ends at its first count of the nodes (every
+            // 2,048), then df-pn's; they alternate many times on the longer tests.
+            for first_turn in [1, 256] {
+                let table = AtomicTable::with_megabytes(8);
+                let searcher = Searcher::new(&table, sharing(first_turn));
+                let report = searcher.solve(&pos).expect("no limits");
+                assert!(report.exact, "{pos}");
+                assert_eq!(report.value, value, "{pos}, first turn {first_turn}");
+                assert!(searcher.proof_number_nodes() <= report.nodes);
+                answered_by_dfpn += usize::from(searcher.proof_number_nodes() > 0);
+                solves += 1;
+                // The line's first move keeps the value (checked by alpha-beta alone).
+                if let Some(best) = report.best {
+                    let after = plain.solve(&pos.play(best)).expect("no limits");
+                    assert_eq!(after.value, value, "{pos}: {best}");
+                }
+            }
+        }
+    }
+    assert!(
+        answered_by_dfpn * 2 >= solves,
+        "df-pn took turns in only {answered_by_dfpn} of {solves} solves"
+    );
+}
+
+#[test]
+fn a_limit_that_ends_a_shared_solve_leaves_true_bounds() {
+    let pos = random_game_positions(22, 1)[0];
+    let value = Searcher::new(&AtomicTable::with_megabytes(8), SearchOptions::default())
+        .solve(&pos)
+        .expect("no limits")
+        .value;
+    let mut stopped = 0;
+    // Limits that fall in alpha-beta's turns and in df-pn's.
+    for limit in [300, 1_000, 3_000, 10_000, 30_000] {
+        let table = AtomicTable::with_megabytes(8);
+        let options = SearchOptions {
+            nodes: Some(limit),
+            ..sharing(100)
+        };
+        let searcher = Searcher::new(&table, options);
+        match searcher.solve(&pos) {
+            Ok(report) => assert_eq!(report.value, value, "{pos}"),
+            Err(_) => {
+                // Stopped in the heuristic pre-search, before any exact test: the game's bounds.
+                let (lower, upper) = searcher
+                    .proven_bounds()
+                    .unwrap_or_else(|| pos.value_bounds());
+                assert!(
+                    lower <= value && value <= upper,
+                    "{lower}..={upper}, {value}"
+                );
+                assert!(searcher.nodes() >= limit);
+                stopped += 1;
+            }
+        }
+    }
+    assert!(stopped >= 2, "only {stopped} solves stopped by their limit");
+}
+
+#[test]
+fn a_stop_from_outside_ends_a_shared_solve() {
+    // The start is far out of reach; short turns put df-pn's turns among the first tests.
+    let table = AtomicTable::with_megabytes(8);
+    let searcher = Searcher::new(&table, sharing(500));
+    std::thread::scope(|scope| {
+        let solve = scope.spawn(|| searcher.solve(&Position::start()));
+        while searcher.proof_number_nodes() == 0 && !solve.is_finished() {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        searcher.stop();
+        assert!(solve.join().expect("no panic").is_err());
+    });
+    assert!(searcher.stopped());
 }

@@ -35,7 +35,9 @@ pub struct SolveArgs {
     /// null-window test, parallel with --threads) or `dfpn` (depth-first proof-number search,
     /// one thread, a proof-number table of --hash MiB beside the table): df-pn finds the
     /// slider's strategies far sooner where a bound lies well below the value (the opening's
-    /// lower bounds, docs/bilitaire.md), alpha-beta the ball player's refutations.
+    /// lower bounds, docs/bilitaire.md), alpha-beta the ball player's refutations. (An exact
+    /// solve uses both: a test alpha-beta has not decided within 500,000 nodes gets turns of
+    /// df-pn, with a proof-number table of 16 MiB beside --hash.)
     #[arg(long, value_enum, default_value_t = Prover::AlphaBeta)]
     prover: Prover,
     /// `solve --at-least` only: once the test is decided, check the bound independently: the

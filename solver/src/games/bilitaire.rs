@@ -64,6 +64,10 @@ impl Keying for Position {
 pub const MAX_UNBOUNDED_BALLS: u32 = 31;
 
 impl SolvePolicy for Position {
+    fn proof_numbers(&self) -> bool {
+        true
+    }
+
     fn out_of_reach(&self) -> Option<String> {
         let balls = self.ball_count();
         (balls > MAX_UNBOUNDED_BALLS).then(|| {

@@ -101,6 +101,13 @@ pub trait SolvePolicy: Scored {
         true
     }
 
+    /// True when an exact solve should share its tests with proof-number search
+    /// ([`crate::ProofNumbers`]): games whose two sides' strategies are very unlike, where
+    /// df-pn finds one side's proofs far sooner than alpha-beta.
+    fn proof_numbers(&self) -> bool {
+        false
+    }
+
     /// Why an exact solve from here without a time or node limit is known to be out of reach
     /// (it would not return in any reasonable time), or `None`.
     fn out_of_reach(&self) -> Option<String> {
