@@ -76,9 +76,13 @@ pub struct SolveReport {
 pub struct ProofCheckReport {
     /// `at least X` or `below X`: the bound checked.
     pub bound: String,
-    /// False when the proof tree had more positions than the check takes (`positions`): the
-    /// bound is still proven by the search, but not checked.
+    /// False when the proof tree had more positions than the check takes (`positions`), or
+    /// when the limits stopped the check (`stopped`): the bound is still proven by the search,
+    /// but not checked.
     pub complete: bool,
+    /// True when `--time` or `--nodes` stopped the searches that complete the strategy before
+    /// the check finished (`strategy_moves` then counts the moves followed before the stop).
+    pub stopped: bool,
     /// Distinct positions of the proof tree (transpositions merged); the limit when not
     /// `complete`.
     pub positions: u64,

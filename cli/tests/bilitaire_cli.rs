@@ -562,6 +562,7 @@ fn at_least_by_dfpn_is_checked_by_the_rules() {
     let holds = test(text, value);
     assert_eq!(holds["lower"], value, "{holds}");
     assert_eq!(holds["check"]["complete"], true, "{holds}");
+    assert_eq!(holds["check"]["stopped"], false, "{holds}");
     assert_eq!(
         holds["check"]["bound"],
         format!("at least {value}"),

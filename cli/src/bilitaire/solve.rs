@@ -45,7 +45,9 @@ pub struct SolveArgs {
     /// other side to the end of the round, by the rules alone (no shortcut, bound, table or
     /// symmetry of the search). Reports the size of the proof tree, or that it was too large
     /// to check (over 10 million positions: the ball player's upper bounds mostly are, every
-    /// slider action being a reply); a proof that fails the check is an internal error.
+    /// slider action being a reply), or that --time or --nodes, which bound the searches that
+    /// complete the strategy once more, stopped it; a proof that fails the check is an
+    /// internal error.
     #[arg(long)]
     verify: bool,
     #[command(flatten)]
@@ -120,7 +122,8 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
                     || SolveReport::from_at_least(pos, x, s.driver.prove(pos, x), s.driver.stats()),
                 ),
                 Prover::Dfpn => {
-                    let mut dfpn = proof_search(&args.search, symmetry, s.table, s.file, x);
+                    let doing = format!("testing: at least {x} balls left?");
+                    let mut dfpn = proof_search(&args.search, symmetry, s.table, s.file, doing);
                     let started = Instant::now();
                     let proof = match dfpn.prove_at_least(pos, x) {
                         Ok(holds) => Proof::Proven {
@@ -205,7 +208,7 @@ fn proof_search<'t>(
     symmetry: bool,
     table: &'t AtomicTable,
     file: Option<&'t common::TableFile<'t>>,
-    x: i32,
+    doing: String,
 ) -> Dfpn<'t> {
     let options = DfpnOptions {
         megabytes: usize::try_from(search.hash).unwrap_or(64),
@@ -221,7 +224,7 @@ fn proof_search<'t>(
     dfpn.on_progress(common::progress_every(), move |stats| {
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
-            "testing: at least {x} balls left? {} nodes, {:.0} knodes/s, {} expansions",
+            "{doing}: {} nodes, {:.0} knodes/s, {} expansions",
             stats.nodes,
             stats.nodes as f64 / secs.max(1e-3) / 1000.0,
             stats.expansions
@@ -249,8 +252,9 @@ fn stop_reason(search: &common::SearchArgs, nodes: u64) -> Stop {
 }
 
 /// `--verify`: the bound `report` proves, checked by [`tabula_solver::proof::check_bound`]
-/// with the strategy a df-pn search (no limits but Ctrl-C) reads from the shared table and
-/// completes where the table does not settle a move.
+/// with the strategy a df-pn search reads from the shared table and completes where the table
+/// does not settle a move. That search runs under `--time` and `--nodes` again (a budget of
+/// its own, over the whole check) and Ctrl-C: stopped, the check is reported incomplete.
 fn verify(
     pos: &Position,
     x: i32,
@@ -260,11 +264,17 @@ fn verify(
     table: &AtomicTable,
 ) -> Result<ProofCheckReport, CliError> {
     let bound = Bound::of_test(x, report.lower == Some(x));
-    let mut dfpn = proof_search(search, symmetry, table, None, x);
-    dfpn.without_limits();
+    let doing = format!("checking the proof of at least {x} (df-pn completing the strategy)");
+    let mut dfpn = proof_search(search, symmetry, table, None, doing);
     let started = Instant::now();
+    let mut asked = 0;
+    let mut stopped = false;
     let checked = check_bound(pos, bound, CHECK_LIMIT, |p| {
-        dfpn.proof_move(p, x).ok().flatten()
+        asked += 1;
+        dfpn.proof_move(p, x).unwrap_or_else(|_| {
+            stopped = true;
+            None
+        })
     });
     if common::was_interrupted() {
         return Err(CliError::new(
@@ -281,6 +291,14 @@ fn verify(
                 ..ProofCheck::default()
             },
         ),
+        // The limits stopped the search for a strategy move: the check did not finish.
+        Err(CheckError::NoMove { .. }) if stopped => (
+            false,
+            ProofCheck {
+                strategy_moves: asked - 1,
+                ..ProofCheck::default()
+            },
+        ),
         Err(e) => {
             return Err(CliError::internal(format!(
                 "the proof failed its independent check: {e}"
@@ -293,6 +311,7 @@ fn verify(
             Bound::Below(x) => format!("below {x}"),
         },
         complete,
+        stopped,
         positions: c.positions,
         strategy_moves: c.strategy_moves,
         terminals: c.terminals,
@@ -319,7 +338,12 @@ fn print_at_least(report: &SolveReport, x: i32, json: bool) -> CliResult {
         println!("best {best}");
     }
     println!("nodes {} time {} ms", report.nodes, report.time_ms);
-    if let Some(c) = report.check.as_ref().filter(|c| !c.complete) {
+    if let Some(c) = report.check.as_ref().filter(|c| c.stopped) {
+        println!(
+            "not checked: --time or --nodes stopped the check of {} after {} strategy moves",
+            c.bound, c.strategy_moves
+        );
+    } else if let Some(c) = report.check.as_ref().filter(|c| !c.complete) {
         println!(
             "not checked: the proof of {} has more than {} positions, more than --verify takes",
             c.bound, c.positions
