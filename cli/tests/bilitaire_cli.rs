@@ -540,6 +540,34 @@ fn at_least_proves_one_bound_checked_by_minimax() {
 /// proof tree; on the opening after the removal of `d2` (47 balls), the slider's strategy for
 /// 41 balls is checked to the end of every line. Bad combinations are bad input.
 #[test]
+fn a_check_its_limits_stop_is_reported_unfinished() {
+    // `xd4` "at least 32": df-pn proves it in about 4.3 M nodes. With a 1 MiB table the
+    // proof's positions are not kept, so the check searches the strategy's moves again, under
+    // a budget of its own (the same --nodes), which does not last.
+    let xd4 = "--oooo--/--oooo--/oooooooo/oooooooo/ooo.oooo/oooooooo/--oooo--/--oooo-- s";
+    let report = common::json_output(&[
+        "bilitaire",
+        "solve",
+        "--position",
+        xd4,
+        "--at-least",
+        "32",
+        "--prover",
+        "dfpn",
+        "--verify",
+        "--nodes",
+        "6000000",
+        "--hash",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(report["lower"], 32, "{report}");
+    assert_eq!(report["check"]["bound"], "at least 32", "{report}");
+    assert_eq!(report["check"]["complete"], false, "{report}");
+    assert_eq!(report["check"]["stopped"], true, "{report}");
+}
+
+#[test]
 fn at_least_by_dfpn_is_checked_by_the_rules() {
     let (text, pos, value) = small_with_value();
     let test = |position: &str, x: i64| {
