@@ -302,11 +302,6 @@ impl<'t> Dfpn<'t> {
         self.options.nodes = nodes;
     }
 
-    /// Stops the search at `deadline`, or never with `None` (checked at each expansion).
-    pub fn limit_time(&mut self, deadline: Option<Instant>) {
-        self.options.deadline = deadline;
-    }
-
     /// Also stops when `flag` is set (checked at each expansion, as the interrupt flag).
     pub fn watch(&mut self, flag: &'t AtomicBool) {
         self.stop = Some(flag);

@@ -114,7 +114,6 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
     let context = common::bilitaire_table_context(pos.rules(), symmetry);
     common::run_search(pos, &args.search, &args.table, symmetry, context, |s| {
         if let Some(x) = args.at_least {
-            let mut tested_by = None;
             let mut report = match args.prover {
                 Prover::AlphaBeta => common::with_progress(
                     s.driver,
@@ -124,13 +123,7 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
                 ),
                 Prover::Dfpn => {
                     let doing = format!("testing: at least {x} balls left?");
-                    let dfpn = tested_by.insert(proof_search(
-                        &args.search,
-                        symmetry,
-                        s.table,
-                        s.file,
-                        doing,
-                    ));
+                    let mut dfpn = proof_search(&args.search, symmetry, s.table, s.file, doing);
                     let started = Instant::now();
                     let proof = match dfpn.prove_at_least(pos, x) {
                         Ok(holds) => Proof::Proven {
@@ -150,8 +143,7 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
                 }
             };
             if args.verify && !report.stopped {
-                let check = verify(pos, x, &report, &args.search, symmetry, s.table, tested_by)?;
-                report.check = Some(check);
+                report.check = Some(verify(pos, x, &report, &args.search, symmetry, s.table)?);
             }
             return print_at_least(&report, x, json);
         }
@@ -227,23 +219,15 @@ fn proof_search<'t>(
         ..DfpnOptions::default()
     };
     let mut dfpn = Dfpn::with_shared_table(options, table);
-    show_progress(&mut dfpn, file, doing);
-    dfpn
-}
-
-/// Progress lines for what `dfpn` is `doing` from now on (nodes counted from now), and the
-/// `--table` file saved now and then.
-fn show_progress<'t>(dfpn: &mut Dfpn<'t>, file: Option<&'t common::TableFile<'t>>, doing: String) {
     let started = Instant::now();
-    let base = dfpn.stats();
     let mut last_save = Instant::now();
     dfpn.on_progress(common::progress_every(), move |stats| {
         let secs = started.elapsed().as_secs_f64();
-        let nodes = stats.nodes - base.nodes;
         eprintln!(
-            "{doing}: {nodes} nodes, {:.0} knodes/s, {} expansions",
-            nodes as f64 / secs.max(1e-3) / 1000.0,
-            stats.expansions - base.expansions
+            "{doing}: {} nodes, {:.0} knodes/s, {} expansions",
+            stats.nodes,
+            stats.nodes as f64 / secs.max(1e-3) / 1000.0,
+            stats.expansions
         );
         if let Some(file) = file.filter(|_| last_save.elapsed() >= common::table_save_every()) {
             if let Err(e) = file.save() {
@@ -252,6 +236,7 @@ fn show_progress<'t>(dfpn: &mut Dfpn<'t>, file: Option<&'t common::TableFile<'t>
             last_save = Instant::now();
         }
     });
+    dfpn
 }
 
 /// Why a df-pn test stopped after `nodes`: Ctrl-C, else the node limit if it was reached, else
@@ -267,32 +252,20 @@ fn stop_reason(search: &common::SearchArgs, nodes: u64) -> Stop {
 }
 
 /// `--verify`: the bound `report` proves, checked by [`tabula_solver::proof::check_bound`]
-/// with the strategy a df-pn search reads from the tables and completes where they do not
-/// settle a move: the test's own df-pn where it has one (its proof-number table holds the
-/// proof), else a new one over the shared table. That search runs under `--time` and
-/// `--nodes` again (a budget of its own, over the whole check) and Ctrl-C: stopped, the check
-/// is reported incomplete.
-#[allow(clippy::too_many_arguments)]
-fn verify<'t>(
+/// with the strategy a df-pn search reads from the shared table and completes where the table
+/// does not settle a move. That search runs under `--time` and `--nodes` again (a budget of
+/// its own, over the whole check) and Ctrl-C: stopped, the check is reported incomplete.
+fn verify(
     pos: &Position,
     x: i32,
     report: &SolveReport,
     search: &common::SearchArgs,
     symmetry: bool,
-    table: &'t AtomicTable,
-    tested_by: Option<Dfpn<'t>>,
+    table: &AtomicTable,
 ) -> Result<ProofCheckReport, CliError> {
     let bound = Bound::of_test(x, report.lower == Some(x));
     let doing = format!("checking the proof of at least {x} (df-pn completing the strategy)");
-    let mut dfpn = match tested_by {
-        Some(mut dfpn) => {
-            show_progress(&mut dfpn, None, doing);
-            dfpn
-        }
-        None => proof_search(search, symmetry, table, None, doing),
-    };
-    dfpn.limit_nodes(search.nodes.map(|n| dfpn.stats().nodes.saturating_add(n)));
-    dfpn.limit_time(search.time.map(|t| Instant::now() + t));
+    let mut dfpn = proof_search(search, symmetry, table, None, doing);
     let started = Instant::now();
     let mut asked = 0;
     let mut stopped = false;
