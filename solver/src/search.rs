@@ -234,7 +234,8 @@ pub struct Searcher<'t, T: Table, O = NoOracle> {
     turn_over: AtomicBool,
     /// Of `nodes`, those df-pn searched in its turns of shared tests.
     proof_number_nodes: AtomicU64,
-    /// df-pn's own count ([`crate::DfpnStats::nodes`]) as far as `nodes` includes it.
+    /// The running solve's df-pn count ([`crate::DfpnStats::nodes`]) as far as `nodes`
+    /// includes it; reset for each solve's new df-pn.
     dfpn_counted: AtomicU64,
     nodes: AtomicU64,
     started: Instant,
@@ -462,6 +463,8 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
             ..DfpnOptions::default()
         };
         let mut dfpn = Dfpn::with_shared_table(options, self.table);
+        // Its own count starts at 0, whatever an earlier solve's df-pn counted.
+        self.dfpn_counted.store(0, Ordering::Relaxed);
         dfpn.watch(&self.requested);
         // The node count a caller sees (progress lines, the node limit's reason) grows during
         // df-pn's turns too.
