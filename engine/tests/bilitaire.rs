@@ -290,6 +290,45 @@ proptest! {
     }
 }
 
+/// The slider's three-ply verdict (end the round within one more jump) against play, on
+/// random boards of every density: it skips most actions by pairs of jumps no reply can
+/// answer, so both verdicts must come up often.
+#[test]
+fn slider_ends_within_one_jump_as_play_finds() {
+    let slider_ends_now = |p: &Position| {
+        let mut actions = Vec::new();
+        p.legal_moves(&mut actions);
+        actions
+            .iter()
+            .any(|&a| a.announcement() == 0 && p.play(a).is_terminal())
+    };
+    let (mut yes, mut no) = (0, 0);
+    for seed in 0..1500 {
+        let pos = random_board(seed);
+        let mut actions = Vec::new();
+        pos.legal_moves(&mut actions);
+        let by_play = actions.iter().any(|&a| {
+            let after = pos.play(a);
+            a.announcement() == 0 && {
+                let mut replies = Vec::new();
+                after.legal_moves(&mut replies);
+                after.is_terminal()
+                    || replies.iter().all(|&r| {
+                        let next = after.play(r);
+                        after.ball_count() - next.ball_count() == 1 && slider_ends_now(&next)
+                    })
+            }
+        });
+        assert_eq!(slider_can_end_round_after_one_jump(&pos), by_play, "{pos}");
+        if by_play {
+            yes += 1;
+        } else {
+            no += 1;
+        }
+    }
+    assert!(yes > 200 && no > 200, "{yes} true, {no} false");
+}
+
 #[test]
 fn every_opening_removal_falls_in_seven_classes() {
     let start = Position::start();
