@@ -515,11 +515,12 @@ pub fn slider_can_end_round(pos: &Position) -> bool {
 pub fn slider_can_end_round_after_one_jump(pos: &Position) -> bool {
     let mut refutations = Refutations::of(pos);
     try_for_each_slider_action(pos, |_, after| {
-        if !has_jump(after.balls, after.holes) {
-            return ControlFlow::Break(());
-        }
+        // A refuting pair leaves jumps, so the round goes on.
         if refutations.refute(&after) {
             return ControlFlow::Continue(());
+        }
+        if !has_jump(after.balls, after.holes) {
+            return ControlFlow::Break(());
         }
         if every_ball_move_lets_slider_end(&Position {
             side: Side::Ball(0),
