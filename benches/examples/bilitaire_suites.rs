@@ -17,10 +17,11 @@
 //! `tabula_solver::ProofNumbers`), `OPTIONS` (seconds: also value every
 //! option of each solved slider-to-move position, to measure what announcements are worth),
 //! `TWO_PLY=1` (search the slider's action and announcement as two plies,
-//! `tabula_solver::games::TwoPly`; not with `OPTIONS`), `ENDGAME=1` (decide "value ≥ top − 2"
-//! by masks at slider positions, `tabula_solver::games::Endgame`; `ENDGAME=2` at the ball
-//! player's too; `TRIES=K`: only the K slider actions leaving the fewest jumps, the rest left to
-//! the search; not with `OPTIONS` or `TWO_PLY`), `PROBES=1` (count the positions the search
+//! `tabula_solver::games::TwoPly`; not with `OPTIONS`), `ENDGAME=0` (leave "value ≥ top − 2" to
+//! the search, as before stop 32; the default decides it by masks at both sides),
+//! `ENDGAME=1` (at slider positions only; `tabula_solver::games::Endgame`; `TRIES=K`: only the
+//! K slider actions leaving the fewest jumps, the rest left to the search; not with `OPTIONS`
+//! or `TWO_PLY`), `PROBES=1` (count the positions the search
 //! would ask a database about, by their balls: the lines `probes`).
 //!
 //! ```sh
@@ -154,7 +155,8 @@ fn solve(pos: &Position, threads: usize, mb: usize, limits: Limits, options: f64
     };
     let driver = Driver::new(&table, config, limits);
     let slider = pos.side() == Side::Slider;
-    let endgame = env::<u8>("ENDGAME").unwrap_or(0);
+    let endgame = env::<u8>("ENDGAME").unwrap_or(2);
+    let tries = env::<usize>("TRIES");
     let probes = Probes::new();
     let answer = if env::<u8>("PROBES") == Some(1) {
         let answer = Driver::with_oracle(&table, config, limits, &probes).solve(pos);
@@ -169,8 +171,10 @@ fn solve(pos: &Position, threads: usize, mb: usize, limits: Limits, options: f64
             below(16)
         );
         answer
-    } else if endgame > 0 {
-        let tries = env::<usize>("TRIES").unwrap_or(usize::MAX);
+    } else if endgame == 0 {
+        driver.solve(&Endgame::plain(*pos))
+    } else if endgame == 1 || tries.is_some() {
+        let tries = tries.unwrap_or(usize::MAX);
         driver.solve(&Endgame::new(*pos, endgame >= 2).trying(tries))
     } else if env::<u8>("TWO_PLY") == Some(1) {
         match driver.solve(&TwoPly::new(*pos)) {

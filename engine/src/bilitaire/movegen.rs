@@ -506,7 +506,7 @@ pub fn slider_can_end_round(pos: &Position) -> bool {
 /// one simple jump whatever the ball player picks.
 ///
 /// The answer is nearly always no (about 1 call in 60 on the jumper suites), so the actions
-/// are tried in generation order and each is first held against [`Refutations`]: an action
+/// are tried in generation order and each is first held against `Refutations`: an action
 /// that leaves one of its pairs of jumps in place cannot work, and about two actions in three
 /// are settled so without playing the ball player's replies (first 20 jumper positions of 23
 /// balls: 105 M of 155 M actions, counted with triples of jumps). Against ordering the

@@ -15,8 +15,11 @@
 //! on positions with at least the value's number of balls (14 or more from 23), and the
 //! positions with 14 balls number about 10^14 even up to symmetry.
 //!
-//! **Measured, see docs/bilitaire.md**: kept as an option ([`Endgame`], the suites example's
-//! `ENDGAME=1` and `ENDGAME=2`), checked against minimax (`solver/tests/bilitaire_endgame.rs`).
+//! **Measured, see docs/bilitaire.md**: first kept as an option ([`Endgame`], the suites
+//! example's `ENDGAME=1` and `ENDGAME=2`); since stop 32, when the mask tests under it had
+//! become a third cheaper, the plain [`Position`]'s search uses it at both sides
+//! (`ENDGAME=0` for the search without it). Checked against minimax
+//! (`solver/tests/bilitaire_endgame.rs`).
 
 use super::{Backup, Keying, SolvePolicy, TestShortcuts};
 use std::ops::ControlFlow;
@@ -112,14 +115,17 @@ pub fn ball_holds_two(pos: &Position) -> Option<bool> {
     }))
 }
 
-/// Bi-litaire searched with the endgame knowledge of this module: the test "value ≥ top − 2"
-/// (top: the upper end of [`Scored::value_bounds`]) decided by masks at slider positions, and
-/// with `ball_side` at the ball player's too, where the search would otherwise open the node.
-/// Everything else (moves, keys, bounds, the other shortcuts) is the plain [`Position`]'s, so a
-/// line of this search is a line of the game.
+/// Bi-litaire searched with a choice of the endgame knowledge of this module: the test
+/// "value ≥ top − 2" (top: the upper end of [`Scored::value_bounds`]) decided by masks at
+/// slider positions, and with `ball_side` at the ball player's too, where the search would
+/// otherwise open the node; or, [`Endgame::plain`], nowhere. The plain [`Position`] decides it
+/// at both sides (since stop 32); this wrapper keeps the other choices measurable. Everything
+/// else (moves, keys, bounds, the other shortcuts) is the plain [`Position`]'s, so a line of
+/// this search is a line of the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Endgame {
     pos: Position,
+    slider_side: bool,
     ball_side: bool,
     /// At slider positions, the actions tried ([`slider_holds_two_trying`]).
     tries: usize,
@@ -131,7 +137,19 @@ impl Endgame {
     pub fn new(pos: Position, ball_side: bool) -> Endgame {
         Endgame {
             pos,
+            slider_side: true,
             ball_side,
+            tries: usize::MAX,
+        }
+    }
+
+    /// `pos` without the knowledge: the search as it was before stop 32, the test
+    /// "value ≥ top − 2" left to the search at both sides.
+    pub fn plain(pos: Position) -> Endgame {
+        Endgame {
+            pos,
+            slider_side: false,
+            ball_side: false,
             tries: usize::MAX,
         }
     }
@@ -213,10 +231,10 @@ impl TestShortcuts for Endgame {
     /// the plain position's three-ply masks.
     fn decide_test_deeper(&self, x: i32) -> Option<bool> {
         if x != self.pos.value_bounds().1 - 2 {
-            return self.pos.decide_test_deeper(x);
+            return super::bilitaire::one_jump_from_the_end(&self.pos, x);
         }
         match self.pos.side() {
-            Side::Slider => slider_holds_two_trying(&self.pos, self.tries),
+            Side::Slider if self.slider_side => slider_holds_two_trying(&self.pos, self.tries),
             Side::Ball(_) if self.ball_side => ball_holds_two(&self.pos),
             _ => None,
         }
