@@ -52,6 +52,15 @@ fn longest_by_enumeration(pos: &Position) -> u32 {
     longest
 }
 
+/// By play: some slider action (without announcement) ends the round at once.
+fn slider_ends_now(p: &Position) -> bool {
+    let mut actions = Vec::new();
+    p.legal_moves(&mut actions);
+    actions
+        .iter()
+        .any(|&a| a.announcement() == 0 && p.play(a).is_terminal())
+}
+
 fn check_position(pos: &Position) {
     let mut moves = Vec::new();
     pos.legal_moves(&mut moves);
@@ -136,13 +145,6 @@ fn check_position(pos: &Position) {
     }
 
     // The one- and two-ply verdicts the search takes without searching, against play.
-    let slider_ends_now = |p: &Position| {
-        let mut actions = Vec::new();
-        p.legal_moves(&mut actions);
-        actions
-            .iter()
-            .any(|&a| a.announcement() == 0 && p.play(a).is_terminal())
-    };
     // `then(extra, after)` for every move of the ball player (to move): `after` the slider's
     // position, `extra` the balls removed beyond the least a move removes.
     let every_ball_move = |p: &Position, then: &dyn Fn(u32, &Position) -> bool| {
@@ -295,13 +297,6 @@ proptest! {
 /// answer, so both verdicts must come up often.
 #[test]
 fn slider_ends_within_one_jump_as_play_finds() {
-    let slider_ends_now = |p: &Position| {
-        let mut actions = Vec::new();
-        p.legal_moves(&mut actions);
-        actions
-            .iter()
-            .any(|&a| a.announcement() == 0 && p.play(a).is_terminal())
-    };
     let (mut yes, mut no) = (0, 0);
     for seed in 0..1500 {
         let pos = random_board(seed);
