@@ -119,7 +119,8 @@ pub fn ball_holds_two(pos: &Position) -> Option<bool> {
 /// "value ≥ top − 2" (top: the upper end of [`Scored::value_bounds`]) decided by masks at
 /// slider positions, and with `ball_side` at the ball player's too, where the search would
 /// otherwise open the node; or, [`Endgame::plain`], nowhere. The plain [`Position`] decides it
-/// at both sides (since stop 32); this wrapper keeps the other choices measurable. Everything
+/// at both sides at 31 balls or fewer (since stop 32); this wrapper keeps the other choices
+/// measurable, and applies its choice at every ball count. Everything
 /// else (moves, keys, bounds, the other shortcuts) is the plain [`Position`]'s, so a line of
 /// this search is a line of the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
