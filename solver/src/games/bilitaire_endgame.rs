@@ -231,8 +231,9 @@ impl TestShortcuts for Endgame {
     /// Two steps below the top: [`slider_holds_two`] or [`ball_holds_two`]; one step below,
     /// the plain position's three-ply masks.
     fn decide_test_deeper(&self, x: i32) -> Option<bool> {
-        if x != self.pos.value_bounds().1 - 2 {
-            return super::bilitaire::one_jump_from_the_end(&self.pos, x);
+        let top = self.pos.value_bounds().1;
+        if x != top - 2 {
+            return super::bilitaire::one_jump_from_the_end(&self.pos, x, top);
         }
         match self.pos.side() {
             Side::Slider if self.slider_side => slider_holds_two_trying(&self.pos, self.tries),
