@@ -843,6 +843,16 @@ impl Position {
 mod tests {
     use super::*;
 
+    /// A xorshift generator of random boards, reproducible by its seed.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     #[test]
     fn lines_touching_matches_the_line_masks() {
         for slots in 0..=u16::MAX {
@@ -856,13 +866,7 @@ mod tests {
     #[test]
     fn jump_slots_are_the_tiles_under_some_jump() {
         use super::super::geometry::holes_of;
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut with_jumps = 0;
         for _ in 0..2000 {
             let tiles = (next() as u16) & (next() as u16 | next() as u16);
@@ -893,13 +897,7 @@ mod tests {
     fn a_refuting_pair_leaves_a_jump_the_slider_cannot_answer() {
         use super::super::geometry::holes_of;
         use super::super::position::Rules;
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let (mut refuted, mut searched) = (0, 0);
         for round in 0..6000 {
             // Dense trays (few slides) and sparse ones (many).
