@@ -4,10 +4,11 @@
 mod common;
 
 use tabula_engine::bilitaire::geometry::holes_of;
+use tabula_engine::bilitaire::movegen::slider_can_end_round_after_one_jump;
 use tabula_engine::bilitaire::{Position, Rules, Side};
 use tabula_engine::Scored;
 use tabula_solver::games::bilitaire_endgame::{
-    ball_holds_two, slider_holds_two, slider_holds_two_trying,
+    ball_holds_two, slider_holds_two, slider_holds_two_trying, Memo,
 };
 use tabula_solver::games::Endgame;
 use tabula_solver::minimax::minimax;
@@ -153,5 +154,50 @@ fn solves_with_the_knowledge_agree_with_minimax() {
     assert!(
         by_minimax >= 50,
         "only {by_minimax} positions checked by minimax"
+    );
+}
+
+/// The memo of three-ply answers gives the test's own answer whatever it holds: a memo of 2
+/// slots asked about slider positions, each twice, and each beside the same balls on one more
+/// (empty) tile, a different position in the same slot half the time.
+#[test]
+fn a_small_memo_answers_as_the_test_it_keeps() {
+    let mut memo = Memo::<1>::new();
+    let (mut asked, mut tested, mut differ) = (0, 0, 0);
+    let mut ask = |pos: &Position, asked: &mut u32| {
+        *asked += 1;
+        let answer = memo.answer(pos, |p| {
+            tested += 1;
+            slider_can_end_round_after_one_jump(p)
+        });
+        assert_eq!(answer, slider_can_end_round_after_one_jump(pos), "{pos}");
+        answer
+    };
+    for seed in 0..3000 {
+        let Some(pos) = dense_position(seed * 6_151 + 3) else {
+            continue;
+        };
+        let pos = Position::from_parts(pos.balls(), pos.tiles(), Side::Slider, pos.rules())
+            .expect("the same balls on the same tiles");
+        let free = (0..16).find(|&slot| pos.tiles() & 1 << slot == 0);
+        let wider = free.and_then(|slot| {
+            Position::from_parts(
+                pos.balls(),
+                pos.tiles() | 1 << slot,
+                Side::Slider,
+                pos.rules(),
+            )
+        });
+        let first = ask(&pos, &mut asked);
+        if let Some(wider) = wider {
+            differ += u32::from(ask(&wider, &mut asked) != first);
+        }
+        ask(&pos, &mut asked);
+    }
+    // Answers came from the memo, and tiles changed answers often enough to be tested.
+    assert!(tested < asked, "{tested} tests for {asked} questions");
+    assert!(
+        differ >= 20,
+        "only {differ} positions change answer with a tile"
     );
 }
