@@ -194,6 +194,24 @@ fn a_small_memo_answers_as_the_test_it_keeps() {
         }
         ask(&pos, &mut asked);
     }
+    // The ball player's position on a board just answered is the test's to answer, not the
+    // memo's (its key has no side).
+    for seed in 0..100 {
+        let Some(pos) = dense_position(seed * 6_151 + 3) else {
+            continue;
+        };
+        let slider = Position::from_parts(pos.balls(), pos.tiles(), Side::Slider, pos.rules())
+            .expect("the same balls on the same tiles");
+        let ball = Position::from_parts(pos.balls(), pos.tiles(), Side::Ball(0), pos.rules())
+            .expect("the same balls on the same tiles");
+        memo.answer(&slider, |_| true);
+        let mut ball_tested = false;
+        assert!(!memo.answer(&ball, |_| {
+            ball_tested = true;
+            false
+        }));
+        assert!(ball_tested, "{ball}");
+    }
     // Answers came from the memo, and tiles changed answers often enough to be tested.
     assert!(tested < asked, "{tested} tests for {asked} questions");
     assert!(
