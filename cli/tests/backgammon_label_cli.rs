@@ -344,3 +344,92 @@ fn contact_labels_train_the_contact_net_alone() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The first number after `what` in `fit`'s first epoch line ("start, held out: N labels" or
+/// "training (during the pass): N labels").
+fn fit_count(stderr: &str, what: &str) -> usize {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no {what:?} in {stderr}"));
+    let rest = &line[line.find(what).unwrap() + what.len()..];
+    let n: String = rest
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    n.parse().unwrap_or_else(|_| panic!("{line}"))
+}
+
+/// `fit --anchor`: the anchor's labels are all trained on and none held out, so the weights are
+/// chosen by the held-out part of `--labels` alone.
+#[test]
+fn anchor_labels_train_and_are_never_held_out() {
+    let dir = scratch("anchor");
+    let (labels, anchor) = (dir.join("labels.txt"), dir.join("anchor.txt"));
+    ok(&label(&labels, "4", &[]));
+    let o = tabula(&[
+        "backgammon",
+        "label",
+        "--out",
+        anchor.to_str().unwrap(),
+        "--games",
+        "3",
+        "--plies",
+        "1",
+        "--games-per-chunk",
+        "1",
+        "--seed",
+        "5",
+        "--no-bearoff",
+    ]);
+    ok(&o);
+    let records = |p: &Path| {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .count()
+    };
+    let weights = dir.join("w.tnet");
+    let fit = |extra: &[&str]| {
+        let mut args = vec![
+            "backgammon",
+            "fit",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--out",
+            weights.to_str().unwrap(),
+            "--force",
+            "--hold-out",
+            "2",
+            "--epochs",
+            "1",
+            "--alpha",
+            "0.001",
+        ];
+        args.extend_from_slice(extra);
+        // One epoch may not improve on the start (exit 2, nothing written): the counts are
+        // printed either way.
+        String::from_utf8_lossy(&tabula(&args).stderr).into_owned()
+    };
+    let plain = fit(&[]);
+    let anchored = fit(&["--anchor", anchor.to_str().unwrap()]);
+    let (held, train) = ("start, held out:", "training (during the pass):");
+    assert_eq!(
+        fit_count(&plain, held),
+        fit_count(&anchored, held),
+        "{anchored}"
+    );
+    assert_eq!(
+        fit_count(&plain, held) + fit_count(&plain, train),
+        records(&labels)
+    );
+    assert!(records(&anchor) > 0);
+    assert_eq!(
+        fit_count(&anchored, train),
+        fit_count(&plain, train) + records(&anchor),
+        "{anchored}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

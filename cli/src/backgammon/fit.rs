@@ -19,6 +19,12 @@ pub struct FitArgs {
     /// Label files (`tabula backgammon label`), one or more.
     #[arg(long, required = true, num_args = 1..)]
     labels: Vec<PathBuf>,
+    /// Label files trained on in full and never held out: an anchor that keeps the nets near
+    /// what these labels say while the weights are chosen by how well they fit the held-out
+    /// part of --labels alone (for example the 2-ply labels of the whole class beside a few
+    /// rollout labels of hard positions).
+    #[arg(long, num_args = 1..)]
+    anchor: Vec<PathBuf>,
     /// The weights file to write: the nets that fit the held-out labels best, saved after each
     /// epoch that improves on them (refused if it exists, unless --force).
     #[arg(long)]
@@ -139,7 +145,8 @@ pub fn fit(args: &FitArgs) -> CliResult {
         }
     }
     let (mut train, mut held): (Vec<Label>, Vec<Label>) = (Vec::new(), Vec::new());
-    for p in &args.labels {
+    let files = args.labels.iter().map(|p| (p, false));
+    for (p, anchor) in files.chain(args.anchor.iter().map(|p| (p, true))) {
         let text = std::fs::read_to_string(p)
             .map_err(|e| CliError::bad_input(format!("cannot read {}: {e}", p.display())))?;
         let f = LabelFile::read(&text)
@@ -152,7 +159,7 @@ pub fn fit(args: &FitArgs) -> CliResult {
             );
         }
         for (l, c) in f.labels.iter().zip(&f.chunk_of) {
-            if c % args.hold_out == args.hold_out - 1 {
+            if !anchor && c % args.hold_out == args.hold_out - 1 {
                 held.push(*l);
             } else {
                 train.push(*l);
