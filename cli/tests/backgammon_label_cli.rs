@@ -37,6 +37,11 @@ fn ok(o: &std::process::Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// The label lines of a label file's text (its `#` lines left out).
+fn records(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter(|l| !l.starts_with('#'))
+}
+
 /// `fit` of the shipped weights on `labels` (every third chunk held out, 20 annealed epochs of
 /// step 0.05) into `out`.
 fn fit_20_epochs(labels: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
@@ -236,7 +241,7 @@ fn crashed_labels_fit_a_crashed_net() {
     ));
     let text = std::fs::read_to_string(&labels).unwrap();
     assert!(text.lines().nth(1).unwrap().contains(" crashed noise "));
-    let records = text.lines().filter(|l| !l.starts_with('#')).count();
+    let records = records(&text).count();
     assert!(records > 200, "{records} crashed labels in 120 games");
     // The shipped crashed net, fitted on them (`--crashed-net` keeps a crashed net the
     // weights have): it moves, the other nets do not.
@@ -319,9 +324,7 @@ fn contact_labels_train_the_contact_net_alone() {
     ok(&label(&labels, "6", &["--contact-only"]));
     let text = std::fs::read_to_string(&labels).unwrap();
     assert!(text.lines().nth(1).unwrap().contains(" contact noise "));
-    let ids: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
+    let ids: Vec<&str> = records(&text)
         .map(|l| l.split(' ').next().unwrap())
         .collect();
     assert!(ids.len() > 50, "{} contact labels in 6 games", ids.len());
@@ -369,13 +372,7 @@ fn anchor_labels_train_and_are_never_held_out() {
     let (labels, anchor) = (dir.join("labels.txt"), dir.join("anchor.txt"));
     ok(&label(&labels, "4", &[]));
     ok(&label(&anchor, "3", &[]));
-    let records = |p: &Path| {
-        std::fs::read_to_string(p)
-            .unwrap()
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .count()
-    };
+    let count = |p: &Path| records(&std::fs::read_to_string(p).unwrap()).count();
     // The fits may not improve on the start (exit 2, nothing written): the counts are printed
     // either way.
     let stderr = |o: std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
@@ -393,12 +390,12 @@ fn anchor_labels_train_and_are_never_held_out() {
     );
     assert_eq!(
         fit_count(&plain, held) + fit_count(&plain, train),
-        records(&labels)
+        count(&labels)
     );
-    assert!(records(&anchor) > 0);
+    assert!(count(&anchor) > 0);
     assert_eq!(
         fit_count(&anchored, train),
-        fit_count(&plain, train) + records(&anchor),
+        fit_count(&plain, train) + count(&anchor),
         "{anchored}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
