@@ -439,7 +439,9 @@ pub enum Mode {
 pub struct TableArg {
     /// Keep the proven positions in FILE: loaded first when it exists, saved every 5 minutes
     /// and when the search ends (finished, stopped by a limit or Ctrl-C), so that a stopped
-    /// solve resumes from what it had proven.
+    /// solve resumes from what it had proven. The file takes 24 bytes a proven position (at
+    /// most about 3.2 GB for --hash 4096); loading and saving it need no memory beyond the
+    /// table.
     #[arg(long, value_name = "FILE")]
     pub table: Option<std::path::PathBuf>,
 }
