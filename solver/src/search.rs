@@ -385,7 +385,8 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
 
     /// The bounds on the root value that the latest [`Searcher::value`] call (as used by
     /// [`Searcher::solve`]) had proven when it returned or was stopped: `(lower, upper)`,
-    /// inclusive. `None` before any call.
+    /// inclusive. A solve starts from what the table already proves at its root, so these are
+    /// never looser than that. `None` before any call.
     pub fn proven_bounds(&self) -> Option<(i32, i32)> {
         let lo = self.root_bounds.0.load(Ordering::Relaxed);
         let hi = self.root_bounds.1.load(Ordering::Relaxed);
@@ -1091,6 +1092,12 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
         O: Oracle<G>,
     {
         self.table.new_generation();
+        // What the table already proves about the root (a solve resumed from a `--table`
+        // file, or an earlier solve over the same table) holds from the start, even if this
+        // solve is stopped before its first test.
+        let known = self.known_bounds(pos);
+        self.root_bounds.0.store(known.0, Ordering::Relaxed);
+        self.root_bounds.1.store(known.1, Ordering::Relaxed);
         let guess = match pos.exact_guess() {
             // The game knows a better start for the gallop (Pylos: the fast end of the side
             // its evaluation favours); no pre-search then.
@@ -1111,7 +1118,7 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
             }
         };
         let mut dfpn = self.proof_number_search(pos);
-        let bounds = self.value_within(pos, Entry::PROVEN, guess, pos.value_bounds(), &mut dfpn)?;
+        let bounds = self.value_within(pos, Entry::PROVEN, guess, known, &mut dfpn)?;
         let pv = self.principal_variation_with(pos, bounds.value, Entry::PROVEN, &mut dfpn)?;
         Ok(SearchReport {
             value: bounds.value,
@@ -1122,6 +1129,24 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
             time: self.elapsed(),
             depth: None,
         })
+    }
+
+    /// The bounds on the value of `pos` that its game bounds and the table's proven entry for
+    /// it give (the game bounds alone where the table has none).
+    fn known_bounds<G: Searchable>(&self, pos: &G) -> (i32, i32)
+    where
+        O: Oracle<G>,
+    {
+        let (lo, hi) = pos.value_bounds();
+        let (key, _) = self.table_key(pos);
+        match self.table.probe(key).filter(|e| e.depth == Entry::PROVEN) {
+            // Both are proven, so they overlap; the check keeps a damaged entry from making
+            // an empty range.
+            Some(e) if i32::from(e.lower) <= hi && i32::from(e.upper) >= lo => {
+                (lo.max(e.lower.into()), hi.min(e.upper.into()))
+            }
+            _ => (lo, hi),
+        }
     }
 
     /// Iterative deepening under the limits, reporting each completed depth; stops early when

@@ -7,6 +7,7 @@ use common::small_position;
 use proptest::prelude::*;
 use tabula_engine::bilitaire::{Position, Side};
 use tabula_engine::playout::random_playout;
+use tabula_engine::Scored;
 use tabula_solver::minimax::minimax;
 use tabula_solver::{AtomicTable, DashTable, SearchOptions, Searcher, Table};
 
@@ -100,4 +101,60 @@ fn mid_game_positions_solve_the_same_with_one_and_two_threads() {
             "{pos}"
         );
     }
+}
+
+/// A solve stopped by its node limit leaves its proven root bounds in the table; a later solve
+/// over the same table (as a `--table` file resumes one) starts from them: stopped before its
+/// first test, it still reports them.
+#[test]
+fn a_resumed_solve_starts_from_the_bounds_the_table_proves() {
+    let mut resumed = 0;
+    for seed in 0..60 {
+        let Some(pos) = random_playout(&Position::start(), 700 + seed, |p| p.ball_count() <= 23)
+            .filter(|p| p.ball_count() == 23 && p.side() == Side::Slider)
+        else {
+            continue;
+        };
+        let table = AtomicTable::with_megabytes(16);
+        let limited = SearchOptions {
+            nodes: Some(20_000),
+            ..SearchOptions::default()
+        };
+        let first = Searcher::new(&table, limited);
+        if first.solve(&pos).is_ok() {
+            continue; // solved within the limit: nothing to resume
+        }
+        let proven = first.proven_bounds().expect("a stopped solve has bounds");
+        if proven == pos.value_bounds() {
+            continue; // nothing proven beyond the rules
+        }
+        let again = Searcher::new(&table, SearchOptions::default());
+        again.stop();
+        assert!(
+            again.solve(&pos).is_err(),
+            "{pos}: stopped before it starts"
+        );
+        let (lo, hi) = again
+            .proven_bounds()
+            .expect("the table's bounds from the start");
+        assert!(
+            lo >= proven.0 && hi <= proven.1,
+            "{pos}: {lo}..={hi} against {proven:?}"
+        );
+        // And they are the game's: the value lies within.
+        let value = solve_with(
+            &AtomicTable::with_megabytes(16),
+            &pos,
+            SearchOptions::default(),
+        );
+        assert!(
+            (lo..=hi).contains(&value),
+            "{pos}: {value} outside {lo}..={hi}"
+        );
+        resumed += 1;
+        if resumed == 3 {
+            break;
+        }
+    }
+    assert_eq!(resumed, 3, "too few positions stopped with proven bounds");
 }
