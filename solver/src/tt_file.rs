@@ -80,7 +80,7 @@ pub fn save_proven(
 /// GB for the 134 M proven entries of a 4 GiB table, and made a resumed 4 GiB df-pn test peak
 /// at 12.6 GB (two tables of 4 GiB and the collection). The file announces its length before
 /// its payload, so a running search that changes the table between the passes is met by
-/// [`write_records`]: the file holds at most the counted entries, and where fewer are found
+/// `write_records`: the file holds at most the counted entries, and where fewer are found
 /// the first one counted is repeated to the announced length (loading an entry twice stores
 /// it once); every record is a proven entry either way.
 pub fn save_proven_locked(
