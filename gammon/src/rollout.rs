@@ -32,7 +32,8 @@
 //! **Cube** ([`RolloutOptions::cube`]). A cubeful trial plays the cube too: before each roll
 //! the player on roll, when the cube is available to them, decides with [`cube::decide`] on the
 //! evaluation at [`RolloutOptions::plies`] (Janowski's model at
-//! [`RolloutOptions::cube_efficiency`]; the match equity table at a match score, with the
+//! [`RolloutOptions::cube_efficiency`], lowered in short bear-offs as the advisor's is, by
+//! [`cube::efficiency`]; the match equity table at a match score, with the
 //! Crawford rule and dead cubes), and the opponent takes or passes by the same decision. A pass
 //! ends the trial: the doubler wins the cube's value (the cubeless outcome of that trial is then
 //! the evaluation the decision was made on, as a truncation would take it). Otherwise the game
@@ -103,7 +104,8 @@ pub struct RolloutOptions {
     /// [`Rollout::position`] and [`Rollout::cube_decision`], the mover of [`Rollout::plays`]);
     /// `None`: cubeless.
     pub cube: Option<CubeState>,
-    /// Janowski's cube efficiency of the players' cube decisions (see [`cube`]).
+    /// Janowski's cube efficiency of the players' cube decisions (see [`cube`]; in a short
+    /// bear-off the lower one of [`cube::efficiency`], as for the advisor).
     pub cube_efficiency: f64,
 }
 
@@ -846,7 +848,8 @@ impl<'e> Rollout<'e> {
             }
             if o.truncate.is_some_and(|n| ply >= n) || ply >= MAX_TRIAL_PLIES {
                 let p = self.searcher.evaluate(&pos, o.plies);
-                break (p, cube.map(|c| truncated_value(&p, &c, o.cube_efficiency)));
+                let x = cube::efficiency(&pos, o.cube_efficiency);
+                break (p, cube.map(|c| truncated_value(&p, &c, x)));
             }
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 return None;
@@ -912,7 +915,7 @@ impl<'e> Rollout<'e> {
             return None;
         }
         let p = self.searcher.evaluate(pos, self.options.plies);
-        let d = cube::decide(&p, c, self.options.cube_efficiency);
+        let d = cube::decide(&p, c, cube::efficiency(pos, self.options.cube_efficiency));
         if !d.offers_double() {
             return None;
         }
@@ -1426,5 +1429,45 @@ mod tests {
         let dt = r.double_take.as_ref().unwrap().cubeful.unwrap();
         let (mwc, se) = dt.match_winning_chance.unwrap();
         assert!((mwc - 0.8446).abs() < 3.0 * se + 0.01, "{dt:?}");
+    }
+
+    #[test]
+    fn the_players_double_with_the_advisors_bear_off_efficiency() {
+        // Short bear-offs (k checkers a side on the 1- to 3-points) where Janowski's model at
+        // the bear-off efficiency and at the advisor's 0.68 disagree on doubling: the rollout's
+        // player must decide as the advisor does (`cube::efficiency`), not at the flat 0.68.
+        let eval = with_bearoff();
+        let rollout = Rollout::new(eval, RolloutOptions::default());
+        let money = CubeState::money();
+        let mut differ = 0;
+        for me in 0..64u32 {
+            for you in 0..64u32 {
+                let board = |code: u32| {
+                    let mut c = [0u8; 25];
+                    (c[0], c[1], c[2]) =
+                        ((code % 4) as u8, (code / 4 % 4) as u8, (code / 16) as u8);
+                    c
+                };
+                let (a, b) = (board(me), board(you));
+                if a.iter().sum::<u8>() == 0 || b.iter().sum::<u8>() == 0 {
+                    continue;
+                }
+                // The rest of each side's checkers are off.
+                let pos = Position::from_counts(a, b).expect("a bear-off");
+                let p = rollout.searcher.evaluate(&pos, 0);
+                let x = cube::efficiency(&pos, DEFAULT_CUBE_EFFICIENCY);
+                let advisor = cube::decide(&p, &money, x);
+                let flat = cube::decide(&p, &money, DEFAULT_CUBE_EFFICIENCY);
+                if advisor.offers_double() == flat.offers_double() {
+                    continue;
+                }
+                differ += 1;
+                let mut c = money;
+                let passed = rollout.cube_turn(&pos, &mut c).is_some();
+                let doubled = passed || c.value == 2;
+                assert_eq!(doubled, advisor.offers_double(), "{}", pos.position_id());
+            }
+        }
+        assert!(differ > 0, "no position tells the two efficiencies apart");
     }
 }
