@@ -2,7 +2,8 @@
 
     python3 scripts/cube_judge.py [--seed 1] [--games 40] [--decisions 200] [--margin 0.16]
                                   [--plies 0,1,2] [--tabula BIN] [--detail FILE.jsonl]
-                                  [--out FILE] [--nice 10]
+                                  [--out FILE] [--nice 10] [--classes race,...]
+                                  [--reuse FILE.jsonl]
 
 One file, two sides, as scripts/duel_errors.py: the driver runs gnubg
 (`gnubg -t -q -r -p scripts/cube_judge.py` with CUBE_JUDGE_* in the environment) to build and
@@ -42,7 +43,9 @@ The set (gnubg side):
   the classes in the cycle contact, gammonish, bear-off, contact, race, gammonish (entered at
   a different place for each state; a class that has run out is skipped), each class's list
   shuffled with SEED; a position enters at most once per kind (in one cube state), so the
-  decisions are not copies of each other.
+  decisions are not copies of each other. With --classes (a comma-separated subset of
+  bear-off, gammonish, race, contact) only positions of those classes are judged and drawn:
+  a set for one class (e.g. `--classes race --games 150`), the draw otherwise the same.
 
 The errors (driver side), per decision, in the roller's normalised equity (as gnubg reports
 errors; "millipoints" = 1/1000 of it):
@@ -129,6 +132,7 @@ def in_gnubg(cfg_path):
 
     cfg = json.load(open(cfg_path))
     seed, games, margin, target = cfg["seed"], cfg["games"], cfg["margin"], cfg["decisions"]
+    classes = set(cfg.get("classes") or CLASSES)
     started = time.time()
     m = gnubg_selfplay_match(gnubg, seed, games)
     positions = []
@@ -156,8 +160,10 @@ def in_gnubg(cfg_path):
         p = gnubg.evaluate(board, money, ec0)
         if not DECIDED <= p[0] <= 1.0 - DECIDED:
             continue
-        live += 1
         cls = classify(board, p[1] + p[3])
+        if cls not in classes:
+            continue
+        live += 1
         for si, ci in enumerate(cis):
             r0 = gnubg.cfevaluate(board, ci, ec0)
             nd0, dt0, dp0 = r0[1], r0[2], r0[3]
@@ -170,7 +176,8 @@ def in_gnubg(cfg_path):
                 decisions.append(dict(base, kind="double"))
             if abs(dt - dp) < margin:
                 decisions.append(dict(base, kind="take"))
-    print("candidates: %d positions not decided, %d (position, state) pairs, %d close "
+    print("candidates: %d positions not decided (of the classes judged), %d (position, state) "
+          "pairs, %d close "
           "decisions; %.0f s" % (live, live * len(cis), len(decisions), time.time() - started))
 
     counts = {}
@@ -256,46 +263,12 @@ def tabula_cube(tabula, nice, posid, mid, state, plies):
     return json.loads(r.stdout)["cube"]
 
 
-def main():
-    ap = Parser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--games", type=int, default=40, help="gnubg self-play games")
-    ap.add_argument("--decisions", type=int, default=200, help="decisions in the set")
-    ap.add_argument("--margin", type=float, default=0.16, help="closeness margin (equity)")
-    ap.add_argument("--plies", default="0,1,2", help="Tabula's depths, comma-separated")
-    default_bin = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release",
-                               "tabula")
-    ap.add_argument("--tabula", default=os.environ.get("TABULA", default_bin))
-    ap.add_argument("--detail", help="write one JSON line per decision here")
-    ap.add_argument("--out", help="also write the summary here")
-    ap.add_argument("--nice", type=int, default=10)
-    a = ap.parse_args()
-    if a.seed < 0:
-        ap.error("--seed must be at least 0")
-    if a.games < 1:
-        ap.error("--games must be at least 1")
-    if a.decisions < 2:
-        ap.error("--decisions must be at least 2")
-    if not 0.0 < a.margin <= 1.0:
-        ap.error("--margin must be in (0, 1]")
-    try:
-        plies = [int(p) for p in a.plies.split(",")]
-    except ValueError:
-        ap.error("--plies must be depths like 0,1,2")
-    if not plies or any(not 0 <= p <= 3 for p in plies):
-        ap.error("--plies must be depths from 0 to 3")
-    if not os.access(a.tabula, os.X_OK):
-        ap.error("no tabula binary at %s (build it or pass --tabula)" % a.tabula)
-    if not os.access(GNUBG, os.X_OK):
-        ap.error("no gnubg at %s (set GNUBG)" % GNUBG)
-    for path in (a.detail, a.out):
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            ap.error("no directory for %s" % path)
-
+def gnubg_set(a, classes):
+    """Runs gnubg on this file to build and judge the set; returns it and the seconds taken."""
     tmp = tempfile.mkdtemp(prefix="cube_judge")
     cfg_path, res = os.path.join(tmp, "cfg.json"), os.path.join(tmp, "set.json")
     json.dump({"seed": a.seed, "games": a.games, "decisions": a.decisions, "margin": a.margin,
-               "out": res}, open(cfg_path, "w"))
+               "classes": classes, "out": res}, open(cfg_path, "w"))
     started = time.time()
     g = subprocess.run(["nice", "-n", str(a.nice), GNUBG, "-t", "-q", "-r", "-p",
                         os.path.abspath(__file__)], env=dict(os.environ, CUBE_JUDGE_CFG=cfg_path),
@@ -312,11 +285,86 @@ def main():
                 os.unlink(p)
         os.rmdir(tmp)
     for line in g.stdout.splitlines():
-        if line.startswith(("self-play:", "candidates:")):
+        if line.startswith(("self-play:", "candidates:", "close by ")):
             print(line)
-        elif line.startswith("close by "):
-            print(line)
-    gnubg_s = time.time() - started
+    return s, time.time() - started
+
+
+GNUBG_FIELDS = ("position", "match_id", "state", "class", "kind", "win", "gammons", "nd", "dt",
+                "dp", "gnubg", "nd0", "dt0", "dp0")
+
+
+def reused_set(path):
+    """The decisions of an earlier --detail file, gnubg's side only (Tabula's answers and the
+    errors are asked and computed again); a file that is not such a detail file is refused."""
+    dec = []
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                d = json.loads(line)
+                missing = [k for k in GNUBG_FIELDS if k not in d]
+                if missing:
+                    raise ValueError("line %d lacks %s" % (n, ", ".join(missing)))
+                dec.append({k: d[k] for k in GNUBG_FIELDS})
+    except (OSError, ValueError) as ex:
+        sys.stderr.write("error: --reuse %s: %s\n" % (path, ex))
+        sys.exit(2)
+    if not dec:
+        sys.stderr.write("error: --reuse %s: no decisions\n" % path)
+        sys.exit(2)
+    return {"positions": None, "close": None, "decisions": dec}
+
+
+def main():
+    ap = Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--games", type=int, default=40, help="gnubg self-play games")
+    ap.add_argument("--decisions", type=int, default=200, help="decisions in the set")
+    ap.add_argument("--margin", type=float, default=0.16, help="closeness margin (equity)")
+    ap.add_argument("--plies", default="0,1,2", help="Tabula's depths, comma-separated")
+    default_bin = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release",
+                               "tabula")
+    ap.add_argument("--tabula", default=os.environ.get("TABULA", default_bin))
+    ap.add_argument("--detail", help="write one JSON line per decision here")
+    ap.add_argument("--out", help="also write the summary here")
+    ap.add_argument("--nice", type=int, default=10)
+    ap.add_argument("--reuse", help="judge the decisions of this --detail file again (its gnubg "
+                    "side as it is; no gnubg run): another Tabula build on the same set")
+    ap.add_argument("--classes", default=",".join(CLASSES),
+                    help="judge only these position classes (comma-separated)")
+    a = ap.parse_args()
+    classes = [c for c in a.classes.split(",") if c]
+    if not classes or any(c not in CLASSES for c in classes):
+        ap.error("--classes must be a comma-separated subset of " + ",".join(CLASSES))
+    if a.seed < 0:
+        ap.error("--seed must be at least 0")
+    if a.games < 1:
+        ap.error("--games must be at least 1")
+    if a.decisions < 2:
+        ap.error("--decisions must be at least 2")
+    if not 0.0 < a.margin <= 1.0:
+        ap.error("--margin must be in (0, 1]")
+    try:
+        plies = [int(p) for p in a.plies.split(",")]
+    except ValueError:
+        ap.error("--plies must be depths like 0,1,2")
+    if not plies or any(not 0 <= p <= 3 for p in plies):
+        ap.error("--plies must be depths from 0 to 3")
+    if not os.access(a.tabula, os.X_OK):
+        ap.error("no tabula binary at %s (build it or pass --tabula)" % a.tabula)
+    if not a.reuse and not os.access(GNUBG, os.X_OK):
+        ap.error("no gnubg at %s (set GNUBG)" % GNUBG)
+    for path in (a.detail, a.out):
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            ap.error("no directory for %s" % path)
+
+    if a.reuse:
+        s = reused_set(a.reuse)
+        gnubg_s = 0.0
+    else:
+        s, gnubg_s = gnubg_set(a, classes)
     dec = s["decisions"]
 
     started = time.time()
@@ -360,10 +408,14 @@ def main():
     kinds = {k: sum(d["kind"] == k for d in dec) for k in ("double", "take")}
     out = []
     p = out.append
-    p("gnubg 2-ply cubeful judging of %d close cube decisions (%d doubling, %d take/pass); "
-      "seed %d, %d self-play games, %d positions, %d close decisions found, margin %.2f"
-      % (len(dec), kinds["double"], kinds["take"], a.seed, a.games, s["positions"], s["close"],
-         a.margin))
+    if a.reuse:
+        p("gnubg 2-ply cubeful judging of %d close cube decisions (%d doubling, %d take/pass); "
+          "the set of %s" % (len(dec), kinds["double"], kinds["take"], a.reuse))
+    else:
+        p("gnubg 2-ply cubeful judging of %d close cube decisions (%d doubling, %d take/pass); "
+          "seed %d, %d self-play games, %d positions, %d close decisions found, margin %.2f"
+          % (len(dec), kinds["double"], kinds["take"], a.seed, a.games, s["positions"],
+             s["close"], a.margin))
     p("gnubg %.0f s, tabula %.0f s" % (gnubg_s, tabula_s))
     make = {}
     for d in dec:
