@@ -21,8 +21,10 @@
 //! of the player on roll, with a standard error from the residuals (`√Σ r²(l − d)² / Σ(l − d)²`).
 //!
 //! Prints one line per position (its Position ID, pips, the rollout's `p` and the three `e`),
-//! then the table. Deterministic for a seed and trial count, whatever the thread count
-//! (`RAYON_NUM_THREADS`).
+//! then three tables: the fit by pips; the fit of an owned cube by its owner's winning chance;
+//! and the errors of the model's money decisions (cube centred) made from the rollout's chances
+//! at a grid of `x` and at the engine's ([`cube::efficiency`]), judged by the rollout's values.
+//! Deterministic for a seed and trial count, whatever the thread count (`RAYON_NUM_THREADS`).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,6 +39,10 @@ use tabula_tablebase::bearoff::OneSided;
 
 /// Width of a pip-count bucket of the table.
 const BUCKET: u32 = 20;
+
+/// Width and count of the buckets of an owned cube's table, by its owner's winning chance.
+const OWNER_STEP: f64 = 0.15;
+const OWNER_SLOTS: usize = 7;
 
 /// The positions the fit uses: 0-ply winning chances of the player on roll in this range.
 const WINDOW: (f32, f32) = (0.15, 0.90);
@@ -150,6 +156,7 @@ fn main() {
     let mut table: Vec<[Cell; 3]> = Vec::new();
     let mut all: [Cell; 3] = Default::default();
     let mut decisions: Vec<Decision> = Vec::new();
+    let mut by_owner: Vec<[Cell; 2]> = vec![Default::default(); OWNER_SLOTS];
     let started = Instant::now();
     let (mut game, mut done) = (0u64, 0u64);
     while done < positions {
@@ -215,6 +222,13 @@ fn main() {
             table[bucket][k].add(e, d, l);
             all[k].add(e, d, l);
             values[k] = (e, d, l);
+            // An owned cube, by its owner's cubeless winning chance (the player on roll owns
+            // column 1, the opponent column 2).
+            if k > 0 {
+                let owner = if k == 1 { p[0] } else { 1.0 - p[0] };
+                let slot = ((f64::from(owner) / OWNER_STEP) as usize).min(OWNER_SLOTS - 1);
+                by_owner[slot][k - 1].add(e, d, l);
+            }
         }
         decisions.push(Decision {
             pips,
@@ -253,6 +267,27 @@ fn main() {
         all[1].show(),
         all[2].show()
     );
+    println!(
+        "\nan owned cube's x by its owner's cubeless winning chance (the owner on roll: no \
+         redouble; the opponent: double/take)"
+    );
+    println!("| owner's chance | positions | owner on roll | owner's opponent on roll |");
+    println!("|---|---|---|---|");
+    for (i, cells) in by_owner.iter().enumerate() {
+        let n = cells[0].points.len() + cells[1].points.len();
+        if n == 0 {
+            continue;
+        }
+        let lo = i as f64 * OWNER_STEP;
+        println!(
+            "| {lo:.2}-{:.2} | {} + {} | {} | {} |",
+            lo + OWNER_STEP,
+            cells[0].points.len(),
+            cells[1].points.len(),
+            cells[0].show(),
+            cells[1].show()
+        );
+    }
     decision_errors(&decisions);
 }
 
