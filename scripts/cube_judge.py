@@ -46,6 +46,10 @@ The set (gnubg side):
   decisions are not copies of each other. With --classes (a comma-separated subset of
   bear-off, gammonish, race, contact) only positions of those classes are judged and drawn:
   a set for one class (e.g. `--classes race --games 150`), the draw otherwise the same.
+- With --reuse FILE (an earlier --detail file) gnubg is not run: the file's decisions (those
+  of --classes) are judged again with their saved values, to compare another Tabula build on
+  the same set in seconds, or to judge against Tabula's own rollouts
+  (scripts/cube_rollout_labels.py writes such a file).
 
 The errors (driver side), per decision, in the roller's normalised equity (as gnubg reports
 errors; "millipoints" = 1/1000 of it):
@@ -294,9 +298,10 @@ GNUBG_FIELDS = ("position", "match_id", "state", "class", "kind", "win", "gammon
                 "dp", "gnubg", "nd0", "dt0", "dp0")
 
 
-def reused_set(path):
-    """The decisions of an earlier --detail file, gnubg's side only (Tabula's answers and the
-    errors are asked and computed again); a file that is not such a detail file is refused."""
+def reused_set(path, classes):
+    """The decisions of an earlier --detail file of the given classes, gnubg's side only
+    (Tabula's answers and the errors are asked and computed again); a file that is not such a
+    detail file is refused."""
     dec = []
     try:
         with open(path) as f:
@@ -307,12 +312,13 @@ def reused_set(path):
                 missing = [k for k in GNUBG_FIELDS if k not in d]
                 if missing:
                     raise ValueError("line %d lacks %s" % (n, ", ".join(missing)))
-                dec.append({k: d[k] for k in GNUBG_FIELDS})
+                if d["class"] in classes:
+                    dec.append({k: d[k] for k in GNUBG_FIELDS})
     except (OSError, ValueError) as ex:
         sys.stderr.write("error: --reuse %s: %s\n" % (path, ex))
         sys.exit(2)
     if not dec:
-        sys.stderr.write("error: --reuse %s: no decisions\n" % path)
+        sys.stderr.write("error: --reuse %s: no decisions of the classes asked\n" % path)
         sys.exit(2)
     return {"positions": None, "close": None, "decisions": dec}
 
@@ -333,7 +339,8 @@ def main():
     ap.add_argument("--reuse", help="judge the decisions of this --detail file again (its gnubg "
                     "side as it is; no gnubg run): another Tabula build on the same set")
     ap.add_argument("--classes", default=",".join(CLASSES),
-                    help="judge only these position classes (comma-separated)")
+                    help="judge only these position classes (comma-separated; with --reuse, "
+                    "the saved set's decisions of these classes)")
     a = ap.parse_args()
     classes = [c for c in a.classes.split(",") if c]
     if not classes or any(c not in CLASSES for c in classes):
@@ -361,7 +368,7 @@ def main():
             ap.error("no directory for %s" % path)
 
     if a.reuse:
-        s = reused_set(a.reuse)
+        s = reused_set(a.reuse, classes)
         gnubg_s = 0.0
     else:
         s, gnubg_s = gnubg_set(a, classes)
