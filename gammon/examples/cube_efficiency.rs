@@ -40,6 +40,10 @@ use tabula_tablebase::bearoff::OneSided;
 /// Width of a pip-count bucket of the table.
 const BUCKET: u32 = 20;
 
+/// The most self-play games drawn per position asked for (races need about 4.5, contact 1)
+/// before the example gives up: a class that never turns up must not hang it.
+const MAX_GAMES_PER_POSITION: u64 = 1000;
+
 /// Width and count of the buckets of an owned cube's table, by its owner's winning chance.
 const OWNER_STEP: f64 = 0.15;
 const OWNER_SLOTS: usize = 7;
@@ -161,6 +165,10 @@ fn main() {
     let (mut game, mut done) = (0u64, 0u64);
     while done < positions {
         game += 1;
+        if game > positions.saturating_mul(MAX_GAMES_PER_POSITION) {
+            eprintln!("error: fewer than {positions} positions of the class in {game} games");
+            std::process::exit(1);
+        }
         let Some(pos) = draw(&eval, class, seed, game) else {
             continue;
         };
