@@ -314,18 +314,23 @@ impl Decision {
     /// best of no double and double minus the value of the action taken) and the taker's (when
     /// the model's take or pass is not the rollout's, the difference of the two answers).
     fn errors(&self, x: f64) -> (f64, f64) {
+        let money = CubeState::money();
         let model = |(_, d, l): (f64, f64, f64)| (1.0 - x) * d + x * l;
-        let (nd, dt) = (self.no_double.0, 2.0 * self.double_take.0);
-        let (nd_m, dt_m) = (model(self.no_double), 2.0 * model(self.double_take));
-        let best = nd.max(dt.min(1.0));
-        let doubling = best
-            - if dt_m.min(1.0) > nd_m {
-                dt.min(1.0)
-            } else {
-                nd
-            };
-        let take = if (dt_m <= 1.0) != (dt <= 1.0) {
-            (dt - 1.0).abs()
+        let dp = cube::double_pass(&money);
+        let (nd, dt) = (
+            self.no_double.0,
+            cube::double_take(self.double_take.0, &money),
+        );
+        let truth = cube::decision(nd, dt, dp, true);
+        let made = cube::decision(
+            model(self.no_double),
+            cube::double_take(model(self.double_take), &money),
+            dp,
+            true,
+        );
+        let doubling = truth.best() - if made.offers_double() { dt.min(dp) } else { nd };
+        let take = if made.take != truth.take {
+            (dt - dp).abs()
         } else {
             0.0
         };
