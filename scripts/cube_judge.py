@@ -252,15 +252,18 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def match_id_args(state, mid):
+    """The Match ID arguments of a tabula command for a decision in cube state `state`.
+    gnubg 1.07 writes bit 66 of a Match ID as "no Jacoby rule"; Tabula's MatchId reads it as
+    "Jacoby rule" (the opposite). The centred money cube is therefore given without a Match ID
+    (Tabula's money default: no Jacoby, as gnubg is set here); with an owned cube the rule
+    changes nothing."""
+    return [] if state == "money centred" else ["--match-id", mid]
+
+
 def tabula_cube(tabula, nice, posid, mid, state, plies):
     cmd = ["nice", "-n", str(nice), tabula, "backgammon", "hint", "--position", posid,
-           "--plies", str(plies), "--threads", "1", "--json"]
-    # gnubg 1.07 writes bit 66 of a Match ID as "no Jacoby rule"; Tabula's MatchId reads it as
-    # "Jacoby rule" (the opposite). The centred money cube is therefore given without a Match
-    # ID (Tabula's money default: no Jacoby, as gnubg is set here); with an owned cube the rule
-    # changes nothing.
-    if state != "money centred":
-        cmd += ["--match-id", mid]
+           "--plies", str(plies), "--threads", "1", "--json"] + match_id_args(state, mid)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("tabula failed on %s %s: %s" % (posid, mid, r.stderr.strip()))

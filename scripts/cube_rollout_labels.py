@@ -20,25 +20,18 @@ questions such as the cube efficiency where a gnubg judge favours gnubg's own ch
 trial count, for any thread count.
 """
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        sys.stderr.write("error: %s\n" % message)
-        sys.exit(2)
+from cube_judge import Parser, match_id_args
 
 
 def rollout(tabula, d, trials, seed, threads):
     cmd = [tabula, "backgammon", "rollout", "--position", d["position"], "--cubeful",
-           "--trials", str(trials), "--seed", str(seed), "--threads", str(threads), "--json"]
-    # As cube_judge.py's tabula_cube: the centred money cube without a Match ID (see there).
-    if d["state"] != "money centred":
-        cmd += ["--match-id", d["match_id"]]
+           "--trials", str(trials), "--seed", str(seed), "--threads", str(threads),
+           "--json"] + match_id_args(d["state"], d["match_id"])
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("tabula failed on %s %s: %s" % (d["position"], d["match_id"],
