@@ -27,7 +27,19 @@ holds, and refuses a damaged line). The report pairs each seed's two games: the 
 interval comes from the spread of the pair means, which the shared dice make much narrower.
 
     python3 scripts/duel_gnubg.py --tabula BIN --games 4000 --plies 2 --duplicate \
-        --out duel.jsonl [--resume] [--seed S] [--gnubg-plies 0] [--chunk 25] [--jobs 2]
+        --out duel.jsonl [--resume] [--seed S] [--gnubg-plies 0] [--chunk 25] [--jobs 2] [--luck]
+
+`--report` with the same settings prints the report of the games FILE holds (an interrupted
+or running duel) and plays none.
+
+Luck-adjusted results (`--luck`, duplicate dice only): each chunk's session is saved and
+analysed by gnubg 0-ply (this file run inside gnubg with DUEL_LUCK_SGF=FILE), and each game's
+"luck-adjusted result" for Tabula is kept beside its points: the points less the difference
+between the two sides' luck (each roll's luck is gnubg's cubeful equity after the best play
+for that roll less the mean over the 21 rolls, times the cube). Every roll's luck has mean
+zero whatever the evaluator, so the adjusted mean estimates the same points a game as the
+plain one with far less of the dice's noise; the evaluator's quality only sets how much less.
+gnubg here judges the dice, not Tabula's decisions.
 """
 
 import json
@@ -112,6 +124,47 @@ def check_in_gnubg(log_path, out_path):
             problems.append("%s dice %s: %r is not legal" % (posid, dice, reply))
     with open(out_path, "w") as f:
         json.dump({"checked": checked, "illegal": bad, "problems": problems[:20]}, f)
+
+
+def luck_in_gnubg(sgf_path, out_path):
+    """Inside gnubg: analyses the saved session `sgf_path` at 0 plies (its luck analysis
+    included) and writes, per game, Tabula's points and luck-adjusted result."""
+    import gnubg  # noqa: only available inside gnubg
+
+    gnubg.command("load match " + sgf_path)
+    for what in ("chequerplay", "cubedecision"):
+        gnubg.command("set analysis %s evaluation plies 0" % what)
+    gnubg.command("set analysis luckanalysis plies 0")
+    gnubg.command("analyse match")
+    m = gnubg.match(analysis=1, boards=0, statistics=1, verbose=0)
+    sides = [s for s in ("X", "O") if m["match-info"][s]["name"] == "tabula"]
+    out = {"actual": [], "adjusted": [], "problems": []}
+    if len(sides) != 1:
+        out["problems"].append("tabula is not one side of the saved session")
+    else:
+        for g in m["games"]:
+            dice = g["stats"][sides[0]]["dice"]
+            out["actual"].append(dice["actual-result"])
+            out["adjusted"].append(dice["luck-adjusted-result"])
+    with open(out_path, "w") as f:
+        json.dump(out, f)
+
+
+def gnubg_luck(sgf, nice):
+    """gnubg's luck analysis of the saved session `sgf` (this file run inside gnubg):
+    {"actual": [...], "adjusted": [...], "problems": [...]}, Tabula's side, game by game."""
+    fd, res = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    env = dict(os.environ, DUEL_LUCK_SGF=sgf, DUEL_LUCK_OUT=res)
+    subprocess.run(["nice", "-n", str(nice), GNUBG, "-t", "-q", "-r", "-p",
+                    os.path.abspath(__file__)], env=env, capture_output=True, text=True)
+    try:
+        with open(res) as f:
+            luck = json.load(f)
+    except (OSError, ValueError):
+        luck = {"actual": [], "adjusted": [], "problems": ["gnubg's luck analysis did not run"]}
+    os.unlink(res)
+    return luck
 
 
 def start_engine(args, log, extra=(), stderr=subprocess.DEVNULL):
@@ -206,6 +259,10 @@ def play_chunk(args, first, count, seat):
     for k in range(count):
         commands.append("set seed %d" % game_seed(args.seed, first + k))
         commands.append("new session" if k == 0 else "new game")
+    if args.luck:
+        sgf_dir = tempfile.mkdtemp()
+        sgf = os.path.join(sgf_dir, "session.sgf")
+        commands.append("save match " + sgf)
     g = run_gnubg(args, commands, server)
     points = tabula_points(g.stdout)
     entries = [json.loads(l) for l in open(log)]
@@ -213,7 +270,20 @@ def play_chunk(args, first, count, seat):
     cube = [e for e in entries if e.get("kind") in ("double", "take")]
     check = gnubg_recheck(log, args.nice)
     os.unlink(log)
-    return {
+    luck = {}
+    if args.luck:
+        analysis = gnubg_luck(sgf, args.nice)
+        if os.path.exists(sgf):
+            os.unlink(sgf)
+        os.rmdir(sgf_dir)
+        # The analysis must see the games gnubg reported, point for point.
+        if analysis["actual"] != [float(p) for p in points] and not analysis["problems"]:
+            analysis["problems"].append("the saved session's results %r are not the games' %r"
+                                        % (analysis["actual"], points))
+        if analysis["problems"]:
+            raise RuntimeError("luck analysis: " + "; ".join(analysis["problems"]))
+        luck = {"luck_adjusted": [round(a, 6) for a in analysis["adjusted"]]}
+    return dict({
         "first": first, "count": count, "seat": seat, "points": points,
         "plays": len(moves), "play_ms": round(sum(e["ms"] for e in moves), 1),
         "max_ms": max([e["ms"] for e in moves] or [0]),
@@ -225,18 +295,22 @@ def play_chunk(args, first, count, seat):
         "errors": sum(1 for e in entries if e.get("kind") == "error"),
         "checked": check.get("checked", 0), "illegal": check.get("illegal"),
         "problems": check.get("problems", [])[:5],
-    }
+    }, **luck)
 
 
 CHUNK_COUNTS = ("first", "count", "seat", "plays", "cube_decisions", "doubles", "takes",
                 "drops", "not_reparsed", "errors", "checked")
 
 
-def chunk_record_ok(r):
+def chunk_record_ok(r, luck=False):
     """Whether `r` (a line of the results file) has every field `play_chunk` writes, of the
-    right kind, and as many points as games."""
+    right kind, and as many points (and, with `luck`, luck-adjusted results) as games."""
     def number(v):
         return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if luck and not (isinstance(r, dict) and isinstance(r.get("luck_adjusted"), list)
+                     and len(r["luck_adjusted"]) == r.get("count")
+                     and all(number(a) for a in r["luck_adjusted"])):
+        return False
     return (isinstance(r, dict)
             and all(isinstance(r.get(k), int) and r[k] >= 0 for k in CHUNK_COUNTS)
             and r["seat"] in (0, 1)
@@ -262,9 +336,11 @@ def duplicate_main(args):
     header = {"duel": "tabula vs gnubg, duplicate dice", "games": args.games,
               "plies": args.plies, "gnubg_plies": args.gnubg_plies, "seed": args.seed,
               "chunk": args.chunk, "engine_args": args.engine_arg}
+    if args.luck:
+        header["luck"] = "gnubg 0-ply"  # a file without it was made without --luck
     done = {}
     if os.path.exists(args.out):
-        if not args.resume:
+        if not (args.resume or args.report):
             return "error: %s exists (use --resume to continue it)" % args.out
         with open(args.out) as f:
             lines = f.read().split("\n")
@@ -277,20 +353,25 @@ def duplicate_main(args):
         if not records or not isinstance(records[0], dict) or "duel" not in records[0]:
             return "error: %s is not a duplicate duel's results file" % args.out
         if records[0] != header:
-            diff = ", ".join("%s %r (now %r)" % (k, records[0].get(k), v)
-                             for k, v in header.items() if records[0].get(k) != v)
+            keys = list(header) + [k for k in records[0] if k not in header]
+            diff = ", ".join("%s %r (now %r)" % (k, records[0].get(k), header.get(k))
+                             for k in keys if records[0].get(k) != header.get(k))
             return "error: %s was made with other settings: %s" % (args.out, diff)
         for n, r in enumerate(records[1:], 2):
-            if not chunk_record_ok(r):
+            if not chunk_record_ok(r, args.luck):
                 return "error: %s is damaged (line %d is not a whole chunk record)" % (
                     args.out, n)
             done[(r["first"], r["seat"])] = r
-    elif args.resume:
-        return "error: %s does not exist, nothing to resume" % args.out
+    elif args.resume or args.report:
+        return "error: %s does not exist, nothing to %s" % (
+            args.out, "report" if args.report else "resume")
     else:
         with open(args.out, "w") as f:
             f.write(json.dumps(header) + "\n")
 
+    if args.report:  # the games played so far, none played now
+        report_duplicate(args, done)
+        return 0
     seeds = args.games // 2
     todo = [(first, min(args.chunk, seeds - first), seat)
             for first in range(0, seeds, args.chunk) for seat in (0, 1)
@@ -364,6 +445,17 @@ def report_duplicate(args, done):
           % (pm if pairs else ppg, pci if pairs else ci, len(pairs), pm, pci, ci,
              sum(1 for p in points if p > 0), 100.0 * sum(1 for p in points if p > 0)
              / max(1, len(points))))
+    if args.luck:
+        adj = {}
+        for r in done.values():
+            for k, a in enumerate(r["luck_adjusted"]):
+                adj.setdefault(r["first"] + k, {})[r["seat"]] = a
+        adj_pairs = [(d[0] + d[1]) / 2.0 for d in adj.values() if len(d) == 2]
+        am, aci = mean_ci(adj_pairs)
+        alone, alone_ci = mean_ci([a for d in adj.values() for a in d.values()])
+        print("luck-adjusted points per game for tabula (gnubg 0-ply's luck analysis): "
+              "%+.3f +/- %.3f (95%% CI of the %d seed pairs; games alone: %+.3f +/- %.3f)"
+              % (am, aci, len(adj_pairs), alone, alone_ci))
     for seat in (0, 1):
         sp = [p for d in by_seed.values() for s, p in d.items() if s == seat]
         m, c = mean_ci(sp)
@@ -410,15 +502,25 @@ def main():
                     help="each game seed played twice, seats swapped (needs --out)")
     ap.add_argument("--out", help="--duplicate: results file, one JSON line per chunk")
     ap.add_argument("--resume", action="store_true", help="--duplicate: continue --out")
+    ap.add_argument("--report", action="store_true",
+                    help="--duplicate: report the games --out holds (checked as --resume "
+                    "checks it) and play none; the other settings must be the file's")
     ap.add_argument("--chunk", type=int, default=25, help="--duplicate: seeds per gnubg run")
     ap.add_argument("--jobs", type=int, default=2, help="--duplicate: chunks run at once")
     ap.add_argument("--gnubg-plies", type=int, default=0,
                     help="--duplicate: gnubg's plies for chequer play and cube (0-ply default)")
+    ap.add_argument("--luck", action="store_true",
+                    help="--duplicate: also each game's luck-adjusted result, by gnubg 0-ply's "
+                    "luck analysis of the saved games")
     ap.add_argument("--engine-arg", action="append", default=[],
                     help="--duplicate: one more argument for `tabula backgammon external`")
     args = ap.parse_args()
     if args.games < 1:
         sys.exit("error: GAMES must be at least 1")
+    for flag, given in (("--luck", args.luck), ("--report", args.report)):
+        if given and not args.duplicate:
+            print("error: %s goes with --duplicate" % flag, file=sys.stderr)
+            sys.exit(2)
     if args.duplicate:
         status = duplicate_main(args)
         if isinstance(status, str):  # bad input or a refused file: one line, exit code 2
@@ -484,5 +586,7 @@ def main():
 if __name__ == "__main__":
     if os.environ.get("DUEL_CHECK_LOG"):
         check_in_gnubg(os.environ["DUEL_CHECK_LOG"], os.environ["DUEL_CHECK_OUT"])
+    elif os.environ.get("DUEL_LUCK_SGF"):
+        luck_in_gnubg(os.environ["DUEL_LUCK_SGF"], os.environ["DUEL_LUCK_OUT"])
     else:
         main()
