@@ -150,21 +150,28 @@ def luck_in_gnubg(sgf_path, out_path):
         json.dump(out, f)
 
 
-def gnubg_luck(sgf, nice):
-    """gnubg's luck analysis of the saved session `sgf` (this file run inside gnubg):
-    {"actual": [...], "adjusted": [...], "problems": [...]}, Tabula's side, game by game."""
+def run_in_gnubg(nice, env_in, env_out, value, failed):
+    """Runs this file inside gnubg with `env_in`=`value` and `env_out` naming a temporary
+    file, and returns the JSON that the run wrote there (`failed` if it wrote none)."""
     fd, res = tempfile.mkstemp(suffix=".json")
     os.close(fd)
-    env = dict(os.environ, DUEL_LUCK_SGF=sgf, DUEL_LUCK_OUT=res)
+    env = dict(os.environ, **{env_in: value, env_out: res})
     subprocess.run(["nice", "-n", str(nice), GNUBG, "-t", "-q", "-r", "-p",
                     os.path.abspath(__file__)], env=env, capture_output=True, text=True)
     try:
         with open(res) as f:
-            luck = json.load(f)
+            out = json.load(f)
     except (OSError, ValueError):
-        luck = {"actual": [], "adjusted": [], "problems": ["gnubg's luck analysis did not run"]}
+        out = failed
     os.unlink(res)
-    return luck
+    return out
+
+
+def gnubg_luck(sgf, nice):
+    """gnubg's luck analysis of the saved session `sgf` (this file run inside gnubg):
+    {"actual": [...], "adjusted": [...], "problems": [...]}, Tabula's side, game by game."""
+    return run_in_gnubg(nice, "DUEL_LUCK_SGF", "DUEL_LUCK_OUT", sgf, {
+        "actual": [], "adjusted": [], "problems": ["gnubg's luck analysis did not run"]})
 
 
 def start_engine(args, log, extra=(), stderr=subprocess.DEVNULL):
@@ -227,18 +234,8 @@ def tabula_points(gnubg_stdout):
 def gnubg_recheck(log, nice):
     """gnubg's independent re-check of every play in the decision log `log` (this file run
     inside gnubg): {"checked", "illegal", "problems"}."""
-    fd, res = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    env = dict(os.environ, DUEL_CHECK_LOG=log, DUEL_CHECK_OUT=res)
-    subprocess.run(["nice", "-n", str(nice), GNUBG, "-t", "-q", "-r", "-p",
-                    os.path.abspath(__file__)], env=env, capture_output=True, text=True)
-    try:
-        with open(res) as f:
-            check = json.load(f)
-    except (OSError, ValueError):
-        check = {"checked": 0, "illegal": None, "problems": ["gnubg re-check did not run"]}
-    os.unlink(res)
-    return check
+    return run_in_gnubg(nice, "DUEL_CHECK_LOG", "DUEL_CHECK_OUT", log, {
+        "checked": 0, "illegal": None, "problems": ["gnubg re-check did not run"]})
 
 
 # ---------------------------------------------------------------- duplicate dice
