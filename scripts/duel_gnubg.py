@@ -423,13 +423,20 @@ def duplicate_main(args):
     return 0 if complete and not bad and not failures else 1
 
 
-def report_duplicate(args, done):
+def by_seed_and_seat(done, field):
+    """{seed: {seat: value}} of a per-game list `field` of the chunk records `done`; and the
+    values alone and the means of the seeds played in both seats."""
     by_seed = {}
     for r in done.values():
-        for k, p in enumerate(r["points"]):
-            by_seed.setdefault(r["first"] + k, {})[r["seat"]] = p
-    points = [p for d in by_seed.values() for p in d.values()]
+        for k, v in enumerate(r[field]):
+            by_seed.setdefault(r["first"] + k, {})[r["seat"]] = v
+    values = [v for d in by_seed.values() for v in d.values()]
     pairs = [(d[0] + d[1]) / 2.0 for d in by_seed.values() if len(d) == 2]
+    return by_seed, values, pairs
+
+
+def report_duplicate(args, done):
+    by_seed, points, pairs = by_seed_and_seat(done, "points")
     ppg, ci = mean_ci(points)
     pm, pci = mean_ci(pairs)
     recs = list(done.values())
@@ -443,13 +450,9 @@ def report_duplicate(args, done):
              sum(1 for p in points if p > 0), 100.0 * sum(1 for p in points if p > 0)
              / max(1, len(points))))
     if args.luck:
-        adj = {}
-        for r in done.values():
-            for k, a in enumerate(r["luck_adjusted"]):
-                adj.setdefault(r["first"] + k, {})[r["seat"]] = a
-        adj_pairs = [(d[0] + d[1]) / 2.0 for d in adj.values() if len(d) == 2]
+        _, adjusted, adj_pairs = by_seed_and_seat(done, "luck_adjusted")
         am, aci = mean_ci(adj_pairs)
-        alone, alone_ci = mean_ci([a for d in adj.values() for a in d.values()])
+        alone, alone_ci = mean_ci(adjusted)
         print("luck-adjusted points per game for tabula (gnubg 0-ply's luck analysis): "
               "%+.3f +/- %.3f (95%% CI of the %d seed pairs; games alone: %+.3f +/- %.3f)"
               % (am, aci, len(adj_pairs), alone, alone_ci))
