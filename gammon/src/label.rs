@@ -105,7 +105,9 @@ pub fn fingerprint(eval: &Evaluator) -> u64 {
     for net in [&eval.contact, &eval.race].into_iter().chain(&eval.crashed) {
         hash_net(&mut h, net);
     }
-    h.bytes(&[eval.bearoff.is_some() as u8]);
+    // 2: the exact values cover the few-checker races too (1 meant bear-offs only, whose
+    // labels valued those races by the net).
+    h.bytes(&[if eval.bearoff.is_some() { 2 } else { 0 }]);
     h.0
 }
 
@@ -144,8 +146,9 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
             }
             let exact = eval.bearoff.as_ref().and_then(|t| t.probabilities(&pos));
             if let (Some(deep), Some(Race)) = (exact, options.only) {
-                // A bear-off the database values exactly: labelled by that value, so that the
-                // race net also stays right where no database is attached.
+                // A race the databases value exactly (a bear-off, or a side down to its last
+                // few checkers): labelled by that value, so that the race net also stays right
+                // where no database is attached.
                 let net = consistent(&pos, eval.race.forward(&Inputs::new(&pos)), true);
                 if (equity(&deep) - equity(&net)).abs() >= options.keep {
                     out.push(Label {

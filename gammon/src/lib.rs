@@ -11,8 +11,8 @@
 //! - [`label`]: training data made by Tabula itself (noisy self-play positions labelled by a
 //!   deeper search or a rollout), in chunked, checked, resumable files.
 //! - [`supervised`]: SGD on cross-entropy against such labels, and widening a net.
-//! - [`bearoff`]: exact bear-off probabilities from the one-sided bearoff database, used by the
-//!   [`Evaluator`] when one is attached.
+//! - [`bearoff`]: exact race endings (bear-offs from the one-sided bearoff database, and races
+//!   where a side has only a few checkers left), used by the [`Evaluator`] when one is attached.
 //! - [`baseline`]: simple opponents (pip-count racer, random) and seeded games against them.
 //! - [`search`]: 0- to 3-ply expectimax with move filtering, rayon over the rolls (results
 //!   identical for any thread count) and a position cache: the backgammon instance of

@@ -340,7 +340,9 @@ pub struct Evaluator {
     /// The net of crashed positions, when the weights have one of their own.
     pub crashed: Option<Net>,
     pub race: Net,
-    /// Exact bear-off probabilities, used instead of the race net when attached.
+    /// Exact race endings, used instead of the race net when attached: bear-offs from the
+    /// one-sided database, and races where a side has only a few checkers left
+    /// ([`crate::bearoff`]).
     pub bearoff: Option<crate::bearoff::BearoffTable>,
 }
 

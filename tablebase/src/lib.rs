@@ -2,7 +2,9 @@
 //!
 //! - [`bearoff`]: backgammon bearoff databases in GNU Backgammon's conventions, one-sided
 //!   ([`bearoff::OneSided`]: roll distributions for up to 15 checkers on 6 points) and
-//!   two-sided ([`bearoff::TwoSided`]: cubeless winning chances for up to 6 checkers a side).
+//!   two-sided ([`bearoff::TwoSided`]: cubeless winning chances for up to 6 checkers a side),
+//!   and [`bearoff::FewCheckers`] (roll distributions for up to 4 checkers anywhere on 24
+//!   points, in a race; built in memory in milliseconds).
 //! - [`retro`]: retrograde tables of loopy games (win/loss/draw with the distance in plies for
 //!   every index of a game's rank space), generic over
 //!   [`Retrograde`](tabula_engine::retro::Retrograde): a parallel builder that shows progress,

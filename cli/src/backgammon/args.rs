@@ -113,12 +113,13 @@ pub(crate) struct EvaluatorArgs {
     /// Weights file (default: the shipped weights).
     #[arg(long)]
     weights: Option<PathBuf>,
-    /// The one-sided bearoff database for exact bear-off probabilities instead of the race net
-    /// (`tabula tablebase build bearoff-os`; default: bearoff-os.tdb in $TABULA_CACHE_DIR,
-    /// $XDG_CACHE_HOME/tabula or ~/.cache/tabula, built there on first use).
+    /// The one-sided bearoff database for exact bear-off probabilities instead of the race net,
+    /// also in races where a side has at most 4 checkers left (`tabula tablebase build
+    /// bearoff-os`; default: bearoff-os.tdb in $TABULA_CACHE_DIR, $XDG_CACHE_HOME/tabula or
+    /// ~/.cache/tabula, built there on first use).
     #[arg(long)]
     bearoff: Option<PathBuf>,
-    /// The net alone, also where both sides bear off (no bearoff database).
+    /// The net alone, also where both sides bear off (no exact race endings).
     #[arg(long = "no-bearoff", conflicts_with = "bearoff")]
     no_bearoff: bool,
 }
