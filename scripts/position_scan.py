@@ -2,7 +2,8 @@
 
     python3 scripts/position_scan.py --kind late-race|few-race|late-hit [--count 200]
                                      [--seed 1] [--plies 0] [--gnubg-plies 2]
-                                     [--tabula target/release/tabula] [--worst 3]
+                                     [--tabula target/release/tabula] [--weights W.tnet]
+                                     [--worst 3]
 
 Hunts the evaluator's blind spots: kinds of positions that ordinary games rarely reach and the
 nets may never have seen. One file, two sides, as scripts/cube_judge.py: the driver runs gnubg
@@ -118,6 +119,7 @@ def main():
     ap.add_argument("--plies", type=int, default=0)
     ap.add_argument("--gnubg-plies", type=int, default=2)
     ap.add_argument("--tabula", default="target/release/tabula")
+    ap.add_argument("--weights", help="Tabula's weights file (default: the shipped weights)")
     ap.add_argument("--worst", type=int, default=3)
     args = ap.parse_args()
     if args.count < 1:
@@ -139,7 +141,8 @@ def main():
     diffs = []
     for pid, g in zip(ids, theirs):
         r = subprocess.run([args.tabula, "backgammon", "hint", "--position", pid,
-                            "--plies", str(args.plies), "--json"],
+                            "--plies", str(args.plies), "--json"]
+                           + (["--weights", args.weights] if args.weights else []),
                            capture_output=True, text=True)
         ours = json.loads(r.stdout)
         if "equity" not in ours:

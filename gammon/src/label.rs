@@ -69,6 +69,76 @@ pub struct LabelOptions {
     /// values exactly are kept too, labelled by it (their `net` is the race net's own value),
     /// so that a race net fitted on them stays right where no database is attached.
     pub only: Option<NetClass>,
+    /// Where the positions come from.
+    pub source: Source,
+}
+
+/// Where a run's positions come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Source {
+    /// Noisy 0-ply self-play from the opening position (a chunk is
+    /// [`LabelOptions::games_per_chunk`] games).
+    #[default]
+    SelfPlay,
+    /// Drawn positions of a late hit ([`late_hit`]): a chunk is
+    /// [`LabelOptions::games_per_chunk`] positions, each labelled on its own. Self-play almost
+    /// never reaches them, and the nets valued them far too well for the side that was hit.
+    LateHit,
+}
+
+impl Source {
+    /// The name used on the command line and in label files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::SelfPlay => "self-play",
+            Source::LateHit => "late-hit",
+        }
+    }
+}
+
+/// A drawn late-hit position: one side (on roll or not, at random) has 1 to 5 checkers left,
+/// one of them on the bar (three times in four) or trapped on a point of the other side's home
+/// board, the rest on its own home board; the other side has 2 to 6 points of its home board
+/// made (2 or 3 checkers each) and 0 to 5 checkers elsewhere, the rest off. Drawn again until
+/// legal (no point shared, at most 15 checkers a side) and contact (a trapped checker can be
+/// past every checker of the other side); the hit side is then crashed.
+pub fn late_hit(rng: &mut Rng) -> Position {
+    loop {
+        let (mut hit, mut other) = ([0u8; 25], [0u8; 25]);
+        let left = 1 + rng.below(5) as usize;
+        if rng.below(4) < 3 {
+            hit[24] = 1;
+        } else {
+            // The hit side's 19- to 24-points are the other side's home board.
+            hit[18 + rng.below(6) as usize] = 1;
+        }
+        for _ in 1..left {
+            hit[rng.below(6) as usize] += 1;
+        }
+        let made = 2 + rng.below(5);
+        let mut points: Vec<usize> = (0..6).collect();
+        for _ in 0..made {
+            let i = rng.below(points.len() as u64) as usize;
+            other[points.swap_remove(i)] = 2 + rng.below(2) as u8;
+        }
+        for _ in 0..rng.below(6) {
+            other[6 + rng.below(18) as usize] += 1;
+        }
+        let shared = (0..24).any(|p| hit[p] > 0 && other[23 - p] > 0);
+        if shared || other.iter().map(|&c| u32::from(c)).sum::<u32>() > 15 {
+            continue;
+        }
+        let pair = if rng.below(2) == 0 {
+            (hit, other)
+        } else {
+            (other, hit)
+        };
+        match Position::from_counts(pair.0, pair.1) {
+            // A trapped checker beyond every checker of the other side: a race, not a hit.
+            Ok(pos) if crate::inputs::is_contact(&pos) => return pos,
+            _ => {}
+        }
+    }
 }
 
 impl Default for LabelOptions {
@@ -81,6 +151,7 @@ impl Default for LabelOptions {
             seed: 1,
             rollout_trials: 0,
             only: None,
+            source: Source::SelfPlay,
         }
     }
 }
@@ -126,7 +197,8 @@ fn chunk_rng(seed: u64, chunk: u64) -> Rng {
     Rng::new(z ^ (z >> 31))
 }
 
-/// Plays chunk `chunk` of a run and returns its labels, in the order met.
+/// Plays chunk `chunk` of a run (or draws its positions) and returns its labels, in the
+/// order met.
 pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<Label> {
     let mut rng = chunk_rng(options.seed, chunk);
     let searcher = Searcher::new(
@@ -136,48 +208,58 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
             ..SearchOptions::default()
         },
     );
-    let mut list = PlayList::new();
     let mut out = Vec::new();
+    // Labels `pos` into `out` when the run wants it.
+    let consider = |pos: &Position, out: &mut Vec<Label>| {
+        let exact = eval.bearoff.as_ref().and_then(|t| t.probabilities(pos));
+        if let (Some(deep), Some(Race)) = (exact, options.only) {
+            // A race the databases value exactly (a bear-off, or a side down to its last
+            // few checkers): labelled by that value, so that the race net also stays right
+            // where no database is attached.
+            let net = consistent(pos, eval.race.forward(&Inputs::new(pos)), true);
+            if (equity(&deep) - equity(&net)).abs() >= options.keep {
+                out.push(Label {
+                    position: *pos,
+                    deep,
+                    net,
+                });
+            }
+        }
+        let wanted = exact.is_none() && options.only.is_none_or(|class| NetClass::of(pos) == class);
+        if wanted {
+            let net = eval.evaluate(pos);
+            let deep = searcher.evaluate(pos, options.plies);
+            if (equity(&deep) - equity(&net)).abs() >= options.keep {
+                let deep = if options.rollout_trials > 0 {
+                    // Its own dice, so that the games are the same as the search's.
+                    let seed = chunk_rng(!options.seed, chunk ^ ((out.len() as u64) << 32));
+                    rollout_label(eval, options, seed.state(), pos)
+                } else {
+                    deep
+                };
+                out.push(Label {
+                    position: *pos,
+                    deep,
+                    net,
+                });
+            }
+        }
+    };
+    if options.source == Source::LateHit {
+        for _ in 0..options.games_per_chunk {
+            let pos = late_hit(&mut rng);
+            consider(&pos, &mut out);
+        }
+        return out;
+    }
+    let mut list = PlayList::new();
     for _ in 0..options.games_per_chunk {
         let mut pos = Position::START;
         for ply in 0..MAX_PLIES {
             if pos.is_game_over() {
                 break;
             }
-            let exact = eval.bearoff.as_ref().and_then(|t| t.probabilities(&pos));
-            if let (Some(deep), Some(Race)) = (exact, options.only) {
-                // A race the databases value exactly (a bear-off, or a side down to its last
-                // few checkers): labelled by that value, so that the race net also stays right
-                // where no database is attached.
-                let net = consistent(&pos, eval.race.forward(&Inputs::new(&pos)), true);
-                if (equity(&deep) - equity(&net)).abs() >= options.keep {
-                    out.push(Label {
-                        position: pos,
-                        deep,
-                        net,
-                    });
-                }
-            }
-            let wanted =
-                exact.is_none() && options.only.is_none_or(|class| NetClass::of(&pos) == class);
-            if wanted {
-                let net = eval.evaluate(&pos);
-                let deep = searcher.evaluate(&pos, options.plies);
-                if (equity(&deep) - equity(&net)).abs() >= options.keep {
-                    let deep = if options.rollout_trials > 0 {
-                        // Its own dice, so that the games are the same as the search's.
-                        let seed = chunk_rng(!options.seed, chunk ^ ((out.len() as u64) << 32));
-                        rollout_label(eval, options, seed.state(), &pos)
-                    } else {
-                        deep
-                    };
-                    out.push(Label {
-                        position: pos,
-                        deep,
-                        net,
-                    });
-                }
-            }
+            consider(&pos, &mut out);
             let dice = if ply == 0 {
                 opening_roll(&mut rng)
             } else {
@@ -238,7 +320,7 @@ fn rollout_label(
 /// The header lines of a run (each ending in a newline).
 pub fn header(options: &LabelOptions, evaluator: u64) -> String {
     format!(
-        "{MAGIC}\n# plies {}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        "{MAGIC}\n# plies {}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
         options.plies,
         match options.rollout_trials {
             0 => String::new(),
@@ -249,6 +331,10 @@ pub fn header(options: &LabelOptions, evaluator: u64) -> String {
             Some(Race) => " races",
             Some(Crashed) => " crashed",
             Some(Contact) => " contact",
+        },
+        match options.source {
+            Source::SelfPlay => String::new(),
+            other => format!(" source {}", other.name()),
         },
         options.noise,
         options.keep,
@@ -438,6 +524,7 @@ impl Fnv {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tabula_engine::backgammon::Side;
 
     fn small() -> LabelOptions {
         LabelOptions {
@@ -468,6 +555,54 @@ mod tests {
             assert_eq!(l.net, eval.evaluate(&l.position));
             assert_eq!(l.deep, s.evaluate(&l.position, 1));
         }
+    }
+
+    #[test]
+    fn late_hits_are_crashed_contact_with_a_side_hit() {
+        let mut rng = Rng::new(5);
+        let mut on_bar = 0;
+        for _ in 0..2_000 {
+            let pos = late_hit(&mut rng);
+            assert_eq!(NetClass::of(&pos), Crashed, "{}", pos.position_id());
+            // The hit side: 1 to 5 checkers left, one on the bar or on the other side's
+            // home board (its own 19- to 24-points), the rest on its own home board; the
+            // other side has at least 2 points of its home board made.
+            let fits = |hit: Side, other: Side| {
+                let (c, o) = (pos.counts(hit), pos.counts(other));
+                pos.off(hit) >= 10
+                    && c[6..18].iter().sum::<u8>() == 0
+                    && c[18..].iter().sum::<u8>() == 1
+                    && o[..6].iter().filter(|&&n| n >= 2).count() >= 2
+            };
+            let hit = if fits(Side::OnRoll, Side::Opponent) {
+                Side::OnRoll
+            } else {
+                assert!(fits(Side::Opponent, Side::OnRoll), "{}", pos.position_id());
+                Side::Opponent
+            };
+            on_bar += usize::from(pos.counts(hit)[24] == 1);
+        }
+        // Three in four drawn on the bar; a trapped checker is refused more often (a shared
+        // point, or past every checker of the other side), so more in the end, but not all.
+        assert!((1_500..1_950).contains(&on_bar), "{on_bar}");
+    }
+
+    #[test]
+    fn a_late_hit_chunk_labels_its_drawn_positions() {
+        let eval = crate::weights::builtin().unwrap();
+        let o = LabelOptions {
+            games_per_chunk: 6,
+            source: Source::LateHit,
+            ..small()
+        };
+        let labels = label_chunk(eval, &o, 1);
+        let mut rng = chunk_rng(o.seed, 1);
+        let drawn: Vec<Position> = (0..6).map(|_| late_hit(&mut rng)).collect();
+        let kept: Vec<Position> = labels.iter().map(|l| l.position).collect();
+        assert_eq!(kept, drawn, "keep 0: every drawn position, in order");
+        assert_eq!(labels, label_chunk(eval, &o, 1));
+        assert!(header(&o, 0).contains(" source late-hit "));
+        assert!(!header(&small(), 0).contains("source"));
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub struct LabelArgs {
     #[arg(long)]
     out: PathBuf,
     /// Self-play games to reach in all (a resumed run counts those already in the file);
-    /// rounded up to whole chunks.
+    /// rounded up to whole chunks. With `--source late-hit`, drawn positions.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
     /// Depth of the labelling search, 1 to 3.
@@ -52,7 +52,14 @@ pub struct LabelArgs {
     /// training data for the contact net alone, from the same games.
     #[arg(long = "contact-only", group = "class")]
     contact_only: bool,
-    /// Self-play games per chunk (the unit of resumption and of parallel work).
+    /// Where the positions come from: `self-play` (noisy 0-ply self-play from the opening) or
+    /// `late-hit` (drawn positions where a side with 1 to 5 checkers left has one on the bar
+    /// or trapped against a home board of 2 to 6 points: positions self-play hardly reaches,
+    /// which the nets valued far too well for that side).
+    #[arg(long, default_value = "self-play", value_parser = ["self-play", "late-hit"])]
+    source: String,
+    /// Self-play games (or drawn positions) per chunk (the unit of resumption and of parallel
+    /// work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     games_per_chunk: u32,
@@ -97,6 +104,10 @@ pub fn label(args: &LabelArgs) -> CliResult {
             Some(NetClass::Contact)
         } else {
             None
+        },
+        source: match args.source.as_str() {
+            "late-hit" => label::Source::LateHit,
+            _ => label::Source::SelfPlay,
         },
     };
     let eval = args.evaluator.load()?;
