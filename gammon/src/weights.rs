@@ -833,7 +833,7 @@ mod tests {
     /// [`net_hash`] of the shipped nets.
     const CONTACT_HASH: u64 = 0xfcbd_3dc1_d581_b201;
     const RACE_HASH: u64 = 0xa0ae_ae0a_dca8_2225;
-    const CRASHED_HASH: u64 = 0xa85a_a72e_8fde_55d5;
+    const CRASHED_HASH: u64 = 0x207d_a90c_6621_1331;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
     /// 210-input layout (the first-format file of 103,784 bytes with FNV-1a 64
@@ -859,6 +859,11 @@ mod tests {
     /// shipped between). The crashed net (hash `0xf9b4_73dd_0186_5f0b` before) was then split
     /// to 160 units too and fitted the same way on a fresh run of crashed labels made over
     /// the weights with the 150-epoch contact net (docs/results.md, "A wider contact net").
+    /// The crashed net (hash `0xa85a_a72e_8fde_55d5` before) was last fitted on Tabula's own
+    /// rollouts of drawn late hits (`label --source late-hit --rollout-trials 144`), anchored
+    /// by 2-ply labels of crashed positions from self-play, in two rounds, the second labelled
+    /// over the first fit (`0x1172_c308_305c_790b`; docs/results.md, "A late-hit blind
+    /// spot").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
