@@ -116,29 +116,7 @@ fn play_die(s: &Spread, n: usize, die: u8, out: &mut Vec<Spread>) {
 /// them (the build walks the same sequences of [`play_die`] through a table of ranks).
 #[cfg(test)]
 fn children(s: &Spread, n: usize, dice: Dice) -> Vec<Spread> {
-    let (h, l) = (dice.high(), dice.low());
-    let orders: &[&[u8]] = if h == l {
-        &[&[h, h, h, h]]
-    } else {
-        &[&[h, l], &[l, h]]
-    };
-    let mut result = Vec::new();
-    for order in orders {
-        let mut states = vec![*s];
-        for &die in *order {
-            let mut next = Vec::with_capacity(states.len() * n);
-            for state in &states {
-                play_die(state, n, die, &mut next);
-            }
-            next.sort_unstable();
-            next.dedup();
-            states = next;
-        }
-        result.extend(states);
-    }
-    result.sort_unstable();
-    result.dedup();
-    result
+    super::moves::after_dice(*s, dice, |state, die, next| play_die(state, n, die, next))
 }
 
 /// Every spread of `n` entries, in no particular order.

@@ -40,23 +40,36 @@ pub fn children(board: &Board, dice: Dice) -> Vec<Board> {
     if board.iter().all(|&c| c == 0) {
         return Vec::new();
     }
-    let (h, l) = (dice.high() as usize, dice.low() as usize);
-    let orders: &[&[usize]] = if h == l {
+    after_dice(*board, dice, |s, die, next| {
+        if s.iter().all(|&c| c == 0) {
+            next.push(*s);
+        } else {
+            play_die(s, usize::from(die), next);
+        }
+    })
+}
+
+/// Every distinct state after playing `dice` from `start`, sorted, given the states one die
+/// leads to (`die(state, d, out)` appends them): both orders of the two dice, or four times
+/// the die of a double, without repeats after each die.
+pub(crate) fn after_dice<S: Copy + Ord>(
+    start: S,
+    dice: Dice,
+    mut die: impl FnMut(&S, u8, &mut Vec<S>),
+) -> Vec<S> {
+    let (h, l) = (dice.high(), dice.low());
+    let orders: &[&[u8]] = if h == l {
         &[&[h, h, h, h]]
     } else {
         &[&[h, l], &[l, h]]
     };
     let mut result = Vec::new();
     for order in orders {
-        let mut states = vec![*board];
-        for &die in *order {
+        let mut states = vec![start];
+        for &d in *order {
             let mut next = Vec::with_capacity(states.len() * 4);
             for s in &states {
-                if s.iter().all(|&c| c == 0) {
-                    next.push(*s);
-                } else {
-                    play_die(s, die, &mut next);
-                }
+                die(s, d, &mut next);
             }
             next.sort_unstable();
             next.dedup();
