@@ -89,6 +89,12 @@ pub fn label(args: &LabelArgs) -> CliResult {
             "--noise and --keep are between 0 and 1",
         ));
     }
+    if args.source == "late-hit" && (args.races_only || args.contact_only) {
+        return Err(CliError::bad_input(
+            "--source late-hit draws crashed positions only: --races-only or --contact-only \
+             would keep none of them",
+        ));
+    }
     let options = LabelOptions {
         plies: args.plies,
         noise: args.noise,
