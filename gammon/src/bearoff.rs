@@ -28,7 +28,7 @@ impl PartialEq for BearoffTable {
 
 /// The few-checker race table, a pure function of the rules: built once per process, the
 /// first time a position needs it.
-pub fn few_checkers() -> &'static FewCheckers {
+fn few_checkers() -> &'static FewCheckers {
     static FEW: OnceLock<FewCheckers> = OnceLock::new();
     FEW.get_or_init(FewCheckers::build)
 }
@@ -47,8 +47,8 @@ struct OneSide {
 
 impl BearoffTable {
     /// `side`'s race from the bearoff database when every checker is home, else from the
-    /// few-checker table when it has at most [`FEW_CHECKERS`] left and `race`.
-    fn side(&self, pos: &Position, side: Side, race: bool) -> Option<OneSide> {
+    /// few-checker table when it has at most [`FEW_CHECKERS`] left and `pos` is a race.
+    fn side(&self, pos: &Position, side: Side) -> Option<OneSide> {
         let gammonable = pos.off(side) == 0;
         if let Ok(board) = home_board(pos, side) {
             let off = self.0.distribution(board).ok()?;
@@ -58,9 +58,9 @@ impl BearoffTable {
             };
             return Some(OneSide { off, first });
         }
-        // Counted before the table is asked: it is built on first use, and most races never
-        // need it.
-        if !race || 15 - usize::from(pos.off(side)) > FEW_CHECKERS {
+        // Counted before the table is asked (it is built on first use, and most races never
+        // need it), and before the contact test: most positions the evaluator sees stop here.
+        if 15 - usize::from(pos.off(side)) > FEW_CHECKERS || is_contact(pos) {
             return None;
         }
         // A side in the few-checker table has 11 or more checkers off: never gammoned.
@@ -81,9 +81,8 @@ impl BearoffTable {
         if pos.off(Side::OnRoll) == 15 || pos.off(Side::Opponent) == 15 {
             return None; // a finished game: scored elsewhere
         }
-        let race = !is_contact(pos);
-        let me = self.side(pos, Side::OnRoll, race)?;
-        let them = self.side(pos, Side::Opponent, race)?;
+        let me = self.side(pos, Side::OnRoll)?;
+        let them = self.side(pos, Side::Opponent)?;
         let (mine, theirs) = (&me.off, &them.off);
         let win: f64 = (0..mine.len()).map(|k| mine[k] * at_least(theirs, k)).sum();
         let win_gammon = match &them.first {
