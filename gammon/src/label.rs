@@ -87,12 +87,20 @@ pub enum Source {
 }
 
 impl Source {
+    /// Every source.
+    pub const ALL: [Source; 2] = [Source::SelfPlay, Source::LateHit];
+
     /// The name used on the command line and in label files.
     pub fn name(self) -> &'static str {
         match self {
             Source::SelfPlay => "self-play",
             Source::LateHit => "late-hit",
         }
+    }
+
+    /// The source of that [`name`](Source::name).
+    pub fn from_name(name: &str) -> Option<Source> {
+        Source::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
@@ -602,6 +610,10 @@ mod tests {
         assert_eq!(kept, drawn, "keep 0: every drawn position, in order");
         assert_eq!(labels, label_chunk(eval, &o, 1));
         assert!(header(&o, 0).contains(" source late-hit "));
+        for s in Source::ALL {
+            assert_eq!(Source::from_name(s.name()), Some(s));
+        }
+        assert_eq!(Source::from_name("late-hits"), None);
         assert!(!header(&small(), 0).contains("source"));
     }
 

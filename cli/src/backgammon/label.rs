@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 use tabula_gammon::equity;
-use tabula_gammon::label::{self, LabelFile, LabelOptions};
+use tabula_gammon::label::{self, LabelFile, LabelOptions, Source};
 use tabula_gammon::net::NetClass;
 use tabula_store::TargetLock;
 
@@ -56,8 +56,8 @@ pub struct LabelArgs {
     /// `late-hit` (drawn positions where a side with 1 to 5 checkers left has one on the bar
     /// or trapped against a home board of 2 to 6 points: positions self-play hardly reaches,
     /// which the nets valued far too well for that side).
-    #[arg(long, default_value = "self-play", value_parser = ["self-play", "late-hit"])]
-    source: String,
+    #[arg(long, default_value = "self-play", value_parser = parse_source)]
+    source: Source,
     /// Self-play games (or drawn positions) per chunk (the unit of resumption and of parallel
     /// work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
@@ -77,6 +77,14 @@ pub struct LabelArgs {
     evaluator: EvaluatorArgs,
 }
 
+/// `--source`: one of [`Source::ALL`] by name.
+fn parse_source(name: &str) -> Result<Source, String> {
+    Source::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Source::ALL.iter().map(|s| s.name()).collect();
+        format!("not a source (one of {})", names.join(", "))
+    })
+}
+
 pub fn label(args: &LabelArgs) -> CliResult {
     check_plies(args.plies)?;
     if args.plies == 0 {
@@ -89,7 +97,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
             "--noise and --keep are between 0 and 1",
         ));
     }
-    if args.source == "late-hit" && (args.races_only || args.contact_only) {
+    if args.source == Source::LateHit && (args.races_only || args.contact_only) {
         return Err(CliError::bad_input(
             "--source late-hit draws crashed positions only: --races-only or --contact-only \
              would keep none of them",
@@ -111,10 +119,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         } else {
             None
         },
-        source: match args.source.as_str() {
-            "late-hit" => label::Source::LateHit,
-            _ => label::Source::SelfPlay,
-        },
+        source: args.source,
     };
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
