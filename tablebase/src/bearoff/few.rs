@@ -297,6 +297,15 @@ mod tests {
         c
     }
 
+    /// The counts (as [`Position::counts`] gives them) of the first `n` entries of `s`.
+    fn board_of(s: &Spread, n: usize) -> [u8; 25] {
+        let mut c = [0u8; 25];
+        for &p in s[..n].iter().filter(|&&p| p > 0) {
+            c[p as usize - 1] += 1;
+        }
+        c
+    }
+
     #[test]
     fn ranks_are_a_bijection() {
         for n in 1..=4 {
@@ -322,13 +331,7 @@ mod tests {
             if s[0] == 0 || s[0] == 24 || i % 5 != 0 {
                 continue;
             }
-            let mut me = [0u8; 25];
-            for &p in &s[..n] {
-                if p > 0 {
-                    me[p as usize - 1] += 1;
-                }
-            }
-            let pos = Position::from_counts(me, opp).unwrap();
+            let pos = Position::from_counts(board_of(s, n), opp).unwrap();
             for dice in Dice::ALL {
                 let mut engine: Vec<Spread> = pos
                     .plays(dice)
@@ -349,16 +352,7 @@ mod tests {
     fn means_are_consistent_with_the_plays() {
         let n = FEW_CHECKERS;
         let few = FewCheckers::build();
-        let board = |s: &Spread| {
-            let mut c = [0u8; 25];
-            for &p in &s[..n] {
-                if p > 0 {
-                    c[p as usize - 1] += 1;
-                }
-            }
-            c
-        };
-        let mean = |s: &Spread| few.mean_rolls(&board(s)).unwrap();
+        let mean = |s: &Spread| few.mean_rolls(&board_of(s, n)).unwrap();
         for (i, s) in all_spreads(n).iter().enumerate() {
             if s[0] == 0 || i % 3 != 0 {
                 continue;
@@ -435,12 +429,7 @@ mod tests {
     fn distributions_are_distributions() {
         let few = FewCheckers::build();
         for s in all_spreads(FEW_CHECKERS) {
-            let mut c = [0u8; 25];
-            for &p in &s[..FEW_CHECKERS] {
-                if p > 0 {
-                    c[p as usize - 1] += 1;
-                }
-            }
+            let c = board_of(&s, FEW_CHECKERS);
             let d = few.distribution(&c).unwrap();
             let sum: f64 = d.iter().sum();
             assert!((sum - 1.0).abs() < 1e-12, "{s:?}: {sum}");
