@@ -1,6 +1,7 @@
 """Compare Tabula's evaluation with GNU Backgammon's on random positions of one kind.
 
-    python3 scripts/position_scan.py --kind late-race|few-race|late-hit [--count 200]
+    python3 scripts/position_scan.py --kind late-race|few-race|late-hit|back-checkers
+                                     [--count 200]
                                      [--seed 1] [--plies 0] [--gnubg-plies 2]
                                      [--tabula target/release/tabula] [--weights W.tnet]
                                      [--worst 3]
@@ -22,6 +23,9 @@ contact):
   off, against 1 to 8 on the other side's home board.
 - late-hit: 1 to 4 checkers left, one of them on the bar, against a home board of 3 to 6
   made points (at least 2 checkers each) and 2 to 5 checkers of that side elsewhere.
+- back-checkers: 2 or 3 checkers back (each on the bar or on a point of the other side's home
+  board), 0 to 3 on the home board, against a home board of 3 to 5 made points and 2 to 5
+  checkers of that side elsewhere (the blind spot found in stop 38: `bJvAQQwGAAAFAA`).
 """
 
 import argparse
@@ -63,13 +67,28 @@ def draw(kind, rng):
             opp[rng.randint(6, 23)] += 1
         if sum(opp) > 15:
             return None
+    elif kind == "back-checkers":
+        for _ in range(rng.randint(2, 3)):
+            if rng.random() < 0.3:
+                me[24] += 1
+            else:
+                me[rng.randint(18, 23)] += 1
+        for _ in range(rng.randint(0, 3)):
+            me[rng.randint(0, 5)] += 1
+        made = rng.sample(range(6), rng.randint(3, 5))
+        for p in made:
+            opp[p] = 2 + rng.randint(0, 1)
+        for _ in range(rng.randint(2, 5)):
+            opp[rng.randint(6, 23)] += 1
+        if sum(opp) > 15:
+            return None
     else:
         raise ValueError(kind)
     # My point p (1-based) is the opponent's 25 - p: no point shared; no contact in races.
     for p in range(1, 25):
         if me[p - 1] and opp[24 - p]:
             return None
-    if kind != "late-hit":
+    if kind not in ("late-hit", "back-checkers"):
         back = max(p for p in range(1, 25) if me[p - 1])
         oback = max(p for p in range(1, 25) if opp[p - 1])
         if back + oback > 25:
@@ -113,7 +132,7 @@ def gnubg_equities(ids, plies):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--kind", required=True, choices=["late-race", "few-race", "late-hit"])
+    ap.add_argument("--kind", required=True, choices=["late-race", "few-race", "late-hit", "back-checkers"])
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plies", type=int, default=0)

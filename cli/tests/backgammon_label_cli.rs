@@ -419,31 +419,38 @@ fn anchor_labels_train_and_are_never_held_out() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `--source late-hit` labels drawn late hits, every one of them with `--keep 0`, crashed
-/// positions all; it does not go with the options that keep other classes.
+/// The drawn sources (`--source late-hit`, `back-checkers`) label every drawn position with
+/// `--keep 0`, crashed positions all; they do not go with the options that keep other classes.
 #[test]
-fn late_hit_labels_are_drawn_crashed_positions() {
+fn drawn_sources_label_drawn_crashed_positions() {
     use tabula_engine::backgammon::Position;
     use tabula_gammon::net::NetClass;
     let dir = scratch("late-hit");
-    let labels = dir.join("late.txt");
-    ok(&label(&labels, "6", &["--source", "late-hit"]));
-    let text = std::fs::read_to_string(&labels).unwrap();
-    assert!(text.lines().nth(1).unwrap().contains(" source late-hit "));
-    let ids: Vec<&str> = records(&text)
-        .map(|l| l.split(' ').next().unwrap())
-        .collect();
-    assert_eq!(ids.len(), 6, "one label per drawn position");
-    for id in ids {
-        let pos = Position::from_position_id(id).unwrap();
-        assert_eq!(NetClass::of(&pos), NetClass::Crashed, "{id}");
-    }
-    for other in ["--races-only", "--contact-only"] {
-        let out = dir.join("none.txt");
-        let o = label(&out, "2", &["--source", "late-hit", other]);
-        assert_eq!(o.status.code(), Some(2), "{other}");
-        assert!(String::from_utf8_lossy(&o.stderr).contains("crashed positions only"));
-        assert!(!out.exists());
+    for source in ["late-hit", "back-checkers"] {
+        let labels = dir.join(format!("{source}.txt"));
+        ok(&label(&labels, "6", &["--source", source]));
+        let text = std::fs::read_to_string(&labels).unwrap();
+        assert!(text
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains(&format!(" source {source} ")));
+        let ids: Vec<&str> = records(&text)
+            .map(|l| l.split(' ').next().unwrap())
+            .collect();
+        assert_eq!(ids.len(), 6, "one label per drawn position");
+        for id in ids {
+            let pos = Position::from_position_id(id).unwrap();
+            assert_eq!(NetClass::of(&pos), NetClass::Crashed, "{source} {id}");
+        }
+        for other in ["--races-only", "--contact-only"] {
+            let out = dir.join("none.txt");
+            let o = label(&out, "2", &["--source", source, other]);
+            assert_eq!(o.status.code(), Some(2), "{other}");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains("crashed positions only") && err.contains(source));
+            assert!(!out.exists());
+        }
     }
     let o = label(&dir.join("bad.txt"), "2", &["--source", "late-hits"]);
     assert_eq!(o.status.code(), Some(2));

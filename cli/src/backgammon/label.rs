@@ -21,7 +21,7 @@ pub struct LabelArgs {
     #[arg(long)]
     out: PathBuf,
     /// Self-play games to reach in all (a resumed run counts those already in the file);
-    /// rounded up to whole chunks. With `--source late-hit`, drawn positions.
+    /// rounded up to whole chunks. With a drawn `--source`, drawn positions.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
     /// Depth of the labelling search, 1 to 3.
@@ -55,7 +55,9 @@ pub struct LabelArgs {
     /// Where the positions come from: `self-play` (noisy 0-ply self-play from the opening) or
     /// `late-hit` (drawn positions where a side with 1 to 5 checkers left has one on the bar
     /// or trapped against a home board of 2 to 6 points: positions self-play hardly reaches,
-    /// which the nets valued far too well for that side).
+    /// which the nets valued far too well for that side) or `back-checkers` (drawn positions
+    /// where a side with at most 6 checkers left has 2 or 3 of them back, on the bar or on the
+    /// other side's home board, anchored or not).
     #[arg(long, default_value = "self-play", value_parser = parse_source)]
     source: Source,
     /// Self-play games (or drawn positions) per chunk (the unit of resumption and of parallel
@@ -97,11 +99,12 @@ pub fn label(args: &LabelArgs) -> CliResult {
             "--noise and --keep are between 0 and 1",
         ));
     }
-    if args.source == Source::LateHit && (args.races_only || args.contact_only) {
-        return Err(CliError::bad_input(
-            "--source late-hit draws crashed positions only: --races-only or --contact-only \
+    if args.source != Source::SelfPlay && (args.races_only || args.contact_only) {
+        return Err(CliError::bad_input(format!(
+            "--source {} draws crashed positions only: --races-only or --contact-only \
              would keep none of them",
-        ));
+            args.source.name()
+        )));
     }
     let options = LabelOptions {
         plies: args.plies,
