@@ -833,7 +833,7 @@ mod tests {
     /// [`net_hash`] of the shipped nets.
     const CONTACT_HASH: u64 = 0xfcbd_3dc1_d581_b201;
     const RACE_HASH: u64 = 0xa0ae_ae0a_dca8_2225;
-    const CRASHED_HASH: u64 = 0x207d_a90c_6621_1331;
+    const CRASHED_HASH: u64 = 0xec12_65d0_823c_2a2f;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
     /// 210-input layout (the first-format file of 103,784 bytes with FNV-1a 64
@@ -863,7 +863,10 @@ mod tests {
     /// rollouts of drawn late hits (`label --source late-hit --rollout-trials 144`), anchored
     /// by 2-ply labels of crashed positions from self-play, in two rounds, the second labelled
     /// over the first fit (`0x1172_c308_305c_790b`; docs/results.md, "A late-hit blind
-    /// spot").
+    /// spot"). It (hash `0x207d_a90c_6621_1331` then) was fitted again the same way on
+    /// Tabula's rollouts of drawn positions with 2 or 3 checkers back (`label --source
+    /// back-checkers`), the late-hit rollouts kept among the labels, two rounds again
+    /// (`0xd049_9e35_bfe3_ee26` between; docs/results.md, "Checkers back").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
