@@ -30,7 +30,23 @@ interval comes from the spread of the pair means, which the shared dice make muc
         --out duel.jsonl [--resume] [--seed S] [--gnubg-plies 0] [--chunk 25] [--jobs 2] [--luck]
 
 `--report` with the same settings prints the report of the games FILE holds (an interrupted
-or running duel) and plays none.
+or running duel) and plays none; `--worst N` adds the N games worst for Tabula (by the
+luck-adjusted result with --luck, else by points).
+
+Replays (`--replay GAME,SEAT`, repeatable, with the settings of FILE): each game of a duel is
+deterministic (gnubg's seeded dice, both engines deterministic), so one game can be played
+again alone, saved (DIR/replay-SEED-GAME-SEAT.sgf, `--replay-dir DIR`; an existing file is
+refused) and analysed by gnubg at `--analyse-plies` (default 2; `analyse match`, then `export
+match text` beside the game). The replayed points are checked against FILE's (a difference
+means the engine or its weights changed since), and Tabula's decisions that gnubg's analysis
+flags (`Alert:` lines: doubtful or bad plays, wrong doubles, takes and passes) are listed
+with their Position and Match IDs: the quickest way found so far from a duel's worst games to
+the positions Tabula misjudges.
+
+    python3 scripts/duel_gnubg.py --tabula BIN --games 1000 --plies 0 --duplicate \
+        --out duel.jsonl --seed 48 --luck --report --worst 5
+    python3 scripts/duel_gnubg.py --tabula BIN --games 1000 --plies 0 --duplicate \
+        --out duel.jsonl --seed 48 --luck --replay 143,1 --replay-dir replays
 
 Luck-adjusted results (`--luck`, duplicate dice only): each chunk's session is saved and
 analysed by gnubg 0-ply (this file run inside gnubg with DUEL_LUCK_SGF=FILE), and each game's
@@ -148,6 +164,89 @@ def luck_in_gnubg(sgf_path, out_path):
             out["adjusted"].append(dice["luck-adjusted-result"])
     with open(out_path, "w") as f:
         json.dump(out, f)
+
+
+def analyse_in_gnubg(value, out_path):
+    """Inside gnubg: analyses the saved game `value` = "PLIES:SGF" at PLIES plies (chequer
+    play and cube) and exports the analysis as text beside it (SGF with .txt)."""
+    import gnubg  # noqa: only available inside gnubg
+
+    plies, sgf = value.split(":", 1)
+    text = sgf[:-len(".sgf")] + ".txt"
+    gnubg.command("load match " + sgf)
+    for what in ("chequerplay", "cubedecision"):
+        gnubg.command("set analysis %s evaluation plies %d" % (what, int(plies)))
+    gnubg.command("analyse match")
+    gnubg.command("export match text " + text)
+    with open(out_path, "w") as f:
+        json.dump({"text": text}, f)
+
+
+def tabula_alerts(text):
+    """Tabula's flagged decisions in gnubg's text export of an analysed game: a list of
+    (move number, Position ID, Match ID, what Tabula did, gnubg's alert); the luck alerts
+    (lucky or unlucky rolls) and the other side's are left out."""
+    alerts = []
+    for block in re.split(r"\n(?=Move number \d+:)", text):
+        head = re.match(r"Move number (\d+):", block)
+        action = re.search(r"^\* (\S+) (.*)$", block, re.M)
+        if not head or not action or action.group(1) != "tabula":
+            continue
+        pid = re.search(r"Position ID: (\S+)", block)
+        mid = re.search(r"Match ID\s*: (\S+)", block)
+        for alert in re.findall(r"^Alert: (.*)$", block, re.M):
+            if "lucky" not in alert:
+                alerts.append((int(head.group(1)), pid.group(1) if pid else "?",
+                               mid.group(1) if mid else "?", action.group(2).strip(), alert))
+    return alerts
+
+
+def replay(args, done):
+    """Plays again the games `--replay` names (each alone, as in the duel), saves and
+    analyses each, and prints Tabula's flagged decisions; returns the exit status or an error
+    line."""
+    by_seed, _, _ = by_seed_and_seat(done, "points")
+    wanted = []
+    for spec in args.replay:
+        m = re.fullmatch(r"(\d+),([01])", spec)
+        if not m:
+            return "error: --replay %r: GAME,SEAT (a game index and seat 0 or 1)" % spec
+        game, seat = int(m.group(1)), int(m.group(2))
+        if seat not in by_seed.get(game, {}):
+            return "error: --replay %s: game %d in seat %d is not in %s" % (
+                spec, game, seat, args.out)
+        sgf = os.path.join(args.replay_dir, "replay-%d-%d-%d.sgf" % (args.seed, game, seat))
+        for path in (sgf, sgf[:-len(".sgf")] + ".txt"):
+            if os.path.exists(path):
+                return "error: %s exists (not overwritten)" % path
+        wanted.append((game, seat, sgf))
+    os.makedirs(args.replay_dir, exist_ok=True)
+    status = 0
+    for game, seat, sgf in wanted:
+        log = sgf[:-len(".sgf")] + ".log"
+        server, addr = start_engine(args, log, args.engine_arg)
+        commands = setup_commands(seat, addr, args.gnubg_plies) + [
+            "set seed %d" % game_seed(args.seed, game), "new session", "save match " + sgf]
+        points = tabula_points(run_gnubg(args, commands, server).stdout)
+        recorded = by_seed[game][seat]
+        same = points == [recorded]
+        print("game %d seat %d: tabula %s points (the duel: %+d)%s; %s"
+              % (game, seat, "%+d" % points[0] if len(points) == 1 else "?", recorded,
+                 "" if same else ", NOT the duel's game (engine or settings changed?)", sgf))
+        status = status or (0 if same else 1)
+        out = run_in_gnubg(args.nice, "DUEL_ANALYSE", "DUEL_ANALYSE_OUT",
+                           "%d:%s" % (args.analyse_plies, sgf), {})
+        if "text" not in out or not os.path.exists(out["text"]):
+            print("  gnubg's analysis did not run", file=sys.stderr)
+            status = 1
+            continue
+        with open(out["text"]) as f:
+            alerts = tabula_alerts(f.read())
+        print("  gnubg %d-ply flags %d of tabula's decisions (analysis: %s)"
+              % (args.analyse_plies, len(alerts), out["text"]))
+        for move, pid, mid, did, alert in alerts:
+            print("  move %d  %s:%s  %s  -- %s" % (move, pid, mid, did, alert))
+    return status
 
 
 def run_in_gnubg(nice, env_in, env_out, value, failed):
@@ -337,7 +436,7 @@ def duplicate_main(args):
         header["luck"] = "gnubg 0-ply"  # a file without it was made without --luck
     done = {}
     if os.path.exists(args.out):
-        if not (args.resume or args.report):
+        if not (args.resume or args.report or args.replay):
             return "error: %s exists (use --resume to continue it)" % args.out
         with open(args.out) as f:
             lines = f.read().split("\n")
@@ -359,13 +458,15 @@ def duplicate_main(args):
                 return "error: %s is damaged (line %d is not a whole chunk record)" % (
                     args.out, n)
             done[(r["first"], r["seat"])] = r
-    elif args.resume or args.report:
+    elif args.resume or args.report or args.replay:
         return "error: %s does not exist, nothing to %s" % (
-            args.out, "report" if args.report else "resume")
+            args.out, "resume" if args.resume else "report" if args.report else "replay")
     else:
         with open(args.out, "w") as f:
             f.write(json.dumps(header) + "\n")
 
+    if args.replay:
+        return replay(args, done)
     if args.report:  # the games played so far, none played now
         report_duplicate(args, done)
         return 0
@@ -473,6 +574,14 @@ def report_duplicate(args, done):
     for r in recs:
         for p in r["problems"]:
             print("  " + p)
+    if args.worst:
+        field = "luck_adjusted" if args.luck else "points"
+        by, _, _ = by_seed_and_seat(done, field)
+        games = sorted((v, g, seat) for g, d in by.items() for seat, v in d.items())
+        print("worst for tabula (%s):" % field.replace("_", "-"))
+        for v, g, seat in games[:args.worst]:
+            print("  game %d seat %d: %+.3f (points %+d)  (--replay %d,%d)"
+                  % (g, seat, v, by_seed[g][seat], g, seat))
 
 
 # ---------------------------------------------------------------- driver
@@ -514,10 +623,25 @@ def main():
                     "luck analysis of the saved games")
     ap.add_argument("--engine-arg", action="append", default=[],
                     help="--duplicate: one more argument for `tabula backgammon external`")
+    ap.add_argument("--worst", type=int, default=0,
+                    help="--duplicate: the report lists the N games worst for tabula")
+    ap.add_argument("--replay", action="append", default=[], metavar="GAME,SEAT",
+                    help="--duplicate: play this game of --out again alone, save it and have "
+                    "gnubg analyse it (repeatable; needs --replay-dir)")
+    ap.add_argument("--replay-dir", help="--replay: where the games and analyses are written")
+    ap.add_argument("--analyse-plies", type=int, default=2,
+                    help="--replay: gnubg's plies for the analysis (default 2)")
     args = ap.parse_args()
+    if args.replay and not args.replay_dir:
+        print("error: --replay needs --replay-dir DIR", file=sys.stderr)
+        sys.exit(2)
+    if args.worst < 0 or not 0 <= args.analyse_plies <= 4:
+        print("error: --worst is at least 0 and --analyse-plies 0 to 4", file=sys.stderr)
+        sys.exit(2)
     if args.games < 1:
         sys.exit("error: GAMES must be at least 1")
-    for flag, given in (("--luck", args.luck), ("--report", args.report)):
+    for flag, given in (("--luck", args.luck), ("--report", args.report),
+                        ("--replay", args.replay), ("--worst", args.worst)):
         if given and not args.duplicate:
             print("error: %s goes with --duplicate" % flag, file=sys.stderr)
             sys.exit(2)
@@ -588,5 +712,7 @@ if __name__ == "__main__":
         check_in_gnubg(os.environ["DUEL_CHECK_LOG"], os.environ["DUEL_CHECK_OUT"])
     elif os.environ.get("DUEL_LUCK_SGF"):
         luck_in_gnubg(os.environ["DUEL_LUCK_SGF"], os.environ["DUEL_LUCK_OUT"])
+    elif os.environ.get("DUEL_ANALYSE"):
+        analyse_in_gnubg(os.environ["DUEL_ANALYSE"], os.environ["DUEL_ANALYSE_OUT"])
     else:
         main()
