@@ -230,6 +230,13 @@ fn bad_label_input_exits_2() {
     ] {
         assert_bad_input(&[&command[..], &[flag, value]].concat(), needle);
     }
+    // Rollout players' depth: 0 to 2, and only for rollout labels.
+    for extra in [
+        &["--rollout-plies", "1"][..],
+        &["--rollout-trials", "2", "--rollout-plies", "3"],
+    ] {
+        assert_bad_input(&[&label[..], extra].concat(), "--rollout-plies");
+    }
     assert!(!Path::new(out).exists());
     assert!(!Path::new(fresh).exists());
     std::fs::remove_dir_all(&dir).unwrap();

@@ -64,6 +64,10 @@ pub struct LabelOptions {
     /// 0-ply players to the end of the game, luck-corrected, first rolls stratified, cubeless.
     /// The search still chooses which positions to keep.
     pub rollout_trials: u32,
+    /// The rollout players' search depth (0: the net alone). Deeper players misjudge less
+    /// where the net itself is wrong: a rollout by 0-ply players carries the net's own errors
+    /// into its labels.
+    pub rollout_plies: u8,
     /// Look only at the positions of this class ([`NetClass::of`]): training data for that
     /// class's net alone, from the same games. For races, the bear-offs the attached database
     /// values exactly are kept too, labelled by it (their `net` is the race net's own value),
@@ -227,6 +231,7 @@ impl Default for LabelOptions {
             games_per_chunk: 10,
             seed: 1,
             rollout_trials: 0,
+            rollout_plies: 0,
             only: None,
             source: Source::SelfPlay,
         }
@@ -386,6 +391,7 @@ fn rollout_label(
         eval,
         RolloutOptions {
             trials: options.rollout_trials as u64,
+            plies: options.rollout_plies,
             seed,
             ..RolloutOptions::default()
         },
@@ -400,9 +406,10 @@ pub fn header(options: &LabelOptions, evaluator: u64) -> String {
     format!(
         "{MAGIC}\n# plies {}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
         options.plies,
-        match options.rollout_trials {
-            0 => String::new(),
-            n => format!(" rollout {n}"),
+        match (options.rollout_trials, options.rollout_plies) {
+            (0, _) => String::new(),
+            (n, 0) => format!(" rollout {n}"),
+            (n, k) => format!(" rollout {n} rollout-plies {k}"),
         },
         match options.only {
             None => "",
@@ -762,6 +769,19 @@ mod tests {
         }
         assert!(labels.iter().zip(&searched).any(|(r, s)| r.deep != s.deep));
         assert!(header(&o, 0).contains(" rollout 2 "));
+        // Deeper rollout players: other labels of the same positions, named in the header.
+        let deeper = LabelOptions {
+            rollout_plies: 1,
+            ..o
+        };
+        let by_1_ply = label_chunk(eval, &deeper, 2);
+        assert_eq!(by_1_ply.len(), labels.len());
+        assert!(by_1_ply
+            .iter()
+            .zip(&labels)
+            .all(|(d, r)| d.position == r.position));
+        assert!(by_1_ply.iter().zip(&labels).any(|(d, r)| d.deep != r.deep));
+        assert!(header(&deeper, 0).contains(" rollout 2 rollout-plies 1 "));
     }
 
     #[test]

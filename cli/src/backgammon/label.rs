@@ -33,11 +33,15 @@ pub struct LabelArgs {
     /// Keep a position only when its deep and 0-ply equities differ by at least this.
     #[arg(long, default_value_t = 0.0)]
     keep: f32,
-    /// Label by Tabula's own rollouts of this many trials (0-ply players to the end,
+    /// Label by Tabula's own rollouts of this many trials (players of --rollout-plies to the end,
     /// luck-corrected, stratified first rolls) instead of the search; the search still picks
     /// the positions kept. 0: the search labels.
     #[arg(long = "rollout-trials", default_value_t = 0)]
     rollout_trials: u32,
+    /// With --rollout-trials: the rollout players' depth, 0 to 2 (0: the net alone; deeper
+    /// players carry fewer of the net's own errors into the labels, at several times the cost).
+    #[arg(long = "rollout-plies", default_value_t = 0)]
+    rollout_plies: u8,
     /// Label only the positions the race net evaluates (no contact): training data for the
     /// race net alone, from the same games; bear-offs the database values exactly are labelled
     /// by it.
@@ -99,6 +103,11 @@ pub fn label(args: &LabelArgs) -> CliResult {
             "--noise and --keep are between 0 and 1",
         ));
     }
+    if args.rollout_plies > 2 || (args.rollout_plies > 0 && args.rollout_trials == 0) {
+        return Err(CliError::bad_input(
+            "--rollout-plies: 0 to 2, and only with --rollout-trials",
+        ));
+    }
     if args.source != Source::SelfPlay && (args.races_only || args.contact_only) {
         return Err(CliError::bad_input(format!(
             "--source {} draws crashed positions only: --races-only or --contact-only \
@@ -113,6 +122,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         games_per_chunk: args.games_per_chunk,
         seed: args.seed,
         rollout_trials: args.rollout_trials,
+        rollout_plies: args.rollout_plies,
         only: if args.races_only {
             Some(NetClass::Race)
         } else if args.crashed_only {
@@ -177,7 +187,10 @@ pub fn label(args: &LabelArgs) -> CliResult {
         args.games_per_chunk,
         match args.rollout_trials {
             0 => format!("{}-ply", args.plies),
-            n => format!("{n}-trial rollout (kept where {}-ply and the net differ)", args.plies),
+            n => format!(
+                "{n}-trial rollout by {}-ply players (kept where {}-ply and the net differ)",
+                args.rollout_plies, args.plies
+            ),
         },
         args.noise,
         args.keep,
