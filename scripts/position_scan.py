@@ -1,7 +1,7 @@
 """Compare Tabula's evaluation with GNU Backgammon's on random positions of one kind.
 
-    python3 scripts/position_scan.py --kind late-race|few-race|late-hit|back-checkers
-                                     [--count 200]
+    python3 scripts/position_scan.py --kind late-race|few-race|late-hit|back-checkers|
+                                            back-in-play [--count 200]
                                      [--seed 1] [--plies 0] [--gnubg-plies 2]
                                      [--tabula target/release/tabula] [--weights W.tnet]
                                      [--worst 3]
@@ -26,6 +26,9 @@ contact):
 - back-checkers: 2 or 3 checkers back (each on the bar or on a point of the other side's home
   board), 0 to 3 on the home board, against a home board of 3 to 5 made points and 2 to 5
   checkers of that side elsewhere (the blind spot found in stop 38: `bJvAQQwGAAAFAA`).
+- back-in-play: 1 to 3 checkers back, 0 to 3 home, against a side with 0 to 2 checkers off,
+  3 to 5 made home points and its other checkers on its home board, its outfield or the
+  first side's home board (`MzsASwkGAMAAAA`, found by replaying a duel's worst games).
 """
 
 import argparse
@@ -82,13 +85,30 @@ def draw(kind, rng):
             opp[rng.randint(6, 23)] += 1
         if sum(opp) > 15:
             return None
+    elif kind == "back-in-play":
+        for _ in range(rng.randint(1, 3)):
+            if rng.random() < 0.3:
+                me[24] += 1
+            else:
+                me[rng.randint(18, 23)] += 1
+        for _ in range(rng.randint(0, 3)):
+            me[rng.randint(0, 5)] += 1
+        made = rng.sample(range(6), rng.randint(3, 5))
+        for p in made:
+            opp[p] = 2 + rng.randint(0, 1)
+        left = 15 - rng.randint(0, 2) - sum(opp)
+        if left < 0:
+            return None
+        for _ in range(left):
+            opp[rng.choice([rng.randint(0, 5), rng.randint(6, 17), rng.randint(6, 17),
+                            rng.randint(18, 23)])] += 1
     else:
         raise ValueError(kind)
     # My point p (1-based) is the opponent's 25 - p: no point shared; no contact in races.
     for p in range(1, 25):
         if me[p - 1] and opp[24 - p]:
             return None
-    if kind not in ("late-hit", "back-checkers"):
+    if kind not in ("late-hit", "back-checkers", "back-in-play"):
         back = max(p for p in range(1, 25) if me[p - 1])
         oback = max(p for p in range(1, 25) if opp[p - 1])
         if back + oback > 25:
@@ -132,7 +152,8 @@ def gnubg_equities(ids, plies):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--kind", required=True, choices=["late-race", "few-race", "late-hit", "back-checkers"])
+    ap.add_argument("--kind", required=True, choices=["late-race", "few-race", "late-hit",
+                                                      "back-checkers", "back-in-play"])
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plies", type=int, default=0)

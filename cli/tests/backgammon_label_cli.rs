@@ -426,14 +426,14 @@ fn anchor_labels_train_and_are_never_held_out() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The drawn sources (`--source late-hit`, `back-checkers`) label every drawn position with
+/// The drawn sources (`--source late-hit`, `back-checkers`, `back-in-play`) label every drawn position with
 /// `--keep 0`, crashed positions all; they do not go with the options that keep other classes.
 #[test]
 fn drawn_sources_label_drawn_crashed_positions() {
     use tabula_engine::backgammon::Position;
     use tabula_gammon::net::NetClass;
     let dir = scratch("late-hit");
-    for source in ["late-hit", "back-checkers"] {
+    for source in ["late-hit", "back-checkers", "back-in-play"] {
         let labels = dir.join(format!("{source}.txt"));
         ok(&label(&labels, "6", &["--source", source]));
         let text = std::fs::read_to_string(&labels).unwrap();

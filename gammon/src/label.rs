@@ -92,11 +92,20 @@ pub enum Source {
     /// spot the duels showed after the late hits: a chunk is [`LabelOptions::games_per_chunk`]
     /// positions, each labelled on its own.
     BackCheckers,
+    /// Drawn positions of a side with 1 to 3 checkers back against a side that still has
+    /// nearly all its checkers in play ([`back_in_play`]): the sub-kind the replays of the
+    /// back-checkers round's duel found.
+    BackInPlay,
 }
 
 impl Source {
     /// Every source.
-    pub const ALL: [Source; 3] = [Source::SelfPlay, Source::LateHit, Source::BackCheckers];
+    pub const ALL: [Source; 4] = [
+        Source::SelfPlay,
+        Source::LateHit,
+        Source::BackCheckers,
+        Source::BackInPlay,
+    ];
 
     /// The name used on the command line and in label files.
     pub fn name(self) -> &'static str {
@@ -104,6 +113,7 @@ impl Source {
             Source::SelfPlay => "self-play",
             Source::LateHit => "late-hit",
             Source::BackCheckers => "back-checkers",
+            Source::BackInPlay => "back-in-play",
         }
     }
 
@@ -114,6 +124,7 @@ impl Source {
             Source::SelfPlay => None,
             Source::LateHit => Some(late_hit(rng)),
             Source::BackCheckers => Some(back_checkers(rng)),
+            Source::BackInPlay => Some(back_in_play(rng)),
         }
     }
 
@@ -208,6 +219,67 @@ pub fn back_checkers(rng: &mut Rng) -> Position {
         }
         let shared = (0..24).any(|p| back[p] > 0 && other[23 - p] > 0);
         if shared || other.iter().map(|&c| u32::from(c)).sum::<u32>() > 15 {
+            continue;
+        }
+        let pair = if rng.below(2) == 0 {
+            (back, other)
+        } else {
+            (other, back)
+        };
+        match Position::from_counts(pair.0, pair.1) {
+            Ok(pos) if crate::inputs::is_contact(&pos) => return pos,
+            _ => {}
+        }
+    }
+}
+
+/// A drawn position of a side with checkers back against a side still in play: one side (on
+/// roll or not, at random) has 1 to 3 checkers back (each on the bar one time in four, else on
+/// a point of the other side's home board, the second on the first's point one time in
+/// three) and 0 to 4 on its own home board, at most 6 left in all; the other side has 0 to 3
+/// checkers off and the rest in play: 2 to 5 made home points (2 or 3 checkers each), the
+/// others each on its home board (two in five), its outfield (two in five) or back on the
+/// first side's home board (one in five). Drawn again until legal and contact. The replays
+/// of a duel found the nets and the 0-ply rollouts valuing these far too well for the side
+/// with checkers back (`MzsASwkGAMAAAA`: net +0.49, 0-ply rollout +0.16, 1-ply rollout
+/// +0.00, gnubg −0.09).
+pub fn back_in_play(rng: &mut Rng) -> Position {
+    loop {
+        let (mut back, mut other) = ([0u8; 25], [0u8; 25]);
+        let behind = 1 + rng.below(3) as usize;
+        let mut first = None;
+        for i in 0..behind {
+            let point = match first {
+                Some(p) if i == 1 && rng.below(3) == 0 => p,
+                _ if rng.below(4) == 0 => 24,
+                _ => 18 + rng.below(6) as usize,
+            };
+            first.get_or_insert(point);
+            back[point] += 1;
+        }
+        for _ in 0..rng.below(5).min(6 - behind as u64) {
+            back[rng.below(6) as usize] += 1;
+        }
+        let in_play = 15 - rng.below(4) as u8;
+        let mut points: Vec<usize> = (0..6).collect();
+        let mut placed = 0;
+        for _ in 0..2 + rng.below(4) {
+            let i = rng.below(points.len() as u64) as usize;
+            let n = 2 + rng.below(2) as u8;
+            other[points.swap_remove(i)] = n;
+            placed += n;
+        }
+        for _ in placed..in_play {
+            let point = match rng.below(5) {
+                0 | 1 => rng.below(6),
+                2 | 3 => 6 + rng.below(12),
+                // The other side's 19- to 24-points are the first side's home board.
+                _ => 18 + rng.below(6),
+            };
+            other[point as usize] += 1;
+        }
+        let shared = (0..24).any(|p| back[p] > 0 && other[23 - p] > 0);
+        if shared || placed > in_play {
             continue;
         }
         let pair = if rng.below(2) == 0 {
@@ -707,6 +779,39 @@ mod tests {
         assert!((550..900).contains(&three), "{three}");
         assert!((500..900).contains(&anchors), "{anchors}");
         assert!((1_000..1_500).contains(&on_bar), "{on_bar}");
+    }
+
+    #[test]
+    fn back_in_play_has_checkers_back_against_a_side_in_play() {
+        let mut rng = Rng::new(7);
+        let (mut on_their_board, mut all_in) = (0, 0);
+        for _ in 0..2_000 {
+            let pos = back_in_play(&mut rng);
+            assert_eq!(NetClass::of(&pos), Crashed, "{}", pos.position_id());
+            // The back side: at most 6 checkers left, 1 to 3 of them back, the rest home; the
+            // other side: at most 3 off, at least 2 home points made.
+            let fits = |back: Side, other: Side| {
+                let (c, o) = (pos.counts(back), pos.counts(other));
+                pos.off(back) >= 9
+                    && c[6..18].iter().sum::<u8>() == 0
+                    && (1..=3).contains(&c[18..].iter().sum::<u8>())
+                    && pos.off(other) <= 3
+                    && o[..6].iter().filter(|&&n| n >= 2).count() >= 2
+            };
+            let other = if fits(Side::OnRoll, Side::Opponent) {
+                Side::Opponent
+            } else {
+                assert!(fits(Side::Opponent, Side::OnRoll), "{}", pos.position_id());
+                Side::OnRoll
+            };
+            on_their_board += usize::from(pos.counts(other)[18..24].iter().any(|&n| n > 0));
+            all_in += usize::from(pos.off(other) == 0);
+        }
+        // The holding side has checkers back of its own in about half the draws (each of its
+        // free checkers goes there one time in five; a point the first side holds refuses
+        // the draw): 1,067 of 2,000 with this seed; none off in about a quarter (463).
+        assert!((800..1_400).contains(&on_their_board), "{on_their_board}");
+        assert!((300..650).contains(&all_in), "{all_in}");
     }
 
     #[test]

@@ -61,7 +61,8 @@ pub struct LabelArgs {
     /// or trapped against a home board of 2 to 6 points: positions self-play hardly reaches,
     /// which the nets valued far too well for that side) or `back-checkers` (drawn positions
     /// where a side with at most 6 checkers left has 2 or 3 of them back, on the bar or on the
-    /// other side's home board, anchored or not).
+    /// other side's home board, anchored or not) or `back-in-play` (the same against a side
+    /// with nearly all its checkers still in play, some of them back too).
     #[arg(long, default_value = "self-play", value_parser = parse_source)]
     source: Source,
     /// Self-play games (or drawn positions) per chunk (the unit of resumption and of parallel
