@@ -833,7 +833,7 @@ mod tests {
     /// [`net_hash`] of the shipped nets.
     const CONTACT_HASH: u64 = 0xfcbd_3dc1_d581_b201;
     const RACE_HASH: u64 = 0xa0ae_ae0a_dca8_2225;
-    const CRASHED_HASH: u64 = 0xec12_65d0_823c_2a2f;
+    const CRASHED_HASH: u64 = 0xe490_658c_7bd3_c7bd;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
     /// 210-input layout (the first-format file of 103,784 bytes with FNV-1a 64
@@ -866,7 +866,12 @@ mod tests {
     /// spot"). It (hash `0x207d_a90c_6621_1331` then) was fitted again the same way on
     /// Tabula's rollouts of drawn positions with 2 or 3 checkers back (`label --source
     /// back-checkers`), the late-hit rollouts kept among the labels, two rounds again
-    /// (`0xd049_9e35_bfe3_ee26` between; docs/results.md, "Checkers back").
+    /// (`0xd049_9e35_bfe3_ee26` between; docs/results.md, "Checkers back"). It (hash
+    /// `0xec12_65d0_823c_2a2f` then) was last fitted on rollouts by 1-ply players (`label
+    /// --rollout-plies 1 --rollout-trials 36`) of positions with checkers back against a
+    /// side still in play (`--source back-in-play`) and of more back-checkers positions, the
+    /// late-hit rollouts kept among the labels, one round (docs/results.md, "Checkers back
+    /// against a side in play").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
