@@ -43,6 +43,31 @@ import tempfile
 GNUBG = "/usr/games/gnubg"
 
 
+def back_side(rng, me, fewest):
+    """`fewest` to 3 checkers back (each on the bar three times in ten, else on a point of the
+    other side's home board) and 0 to 3 on the home board."""
+    for _ in range(rng.randint(fewest, 3)):
+        if rng.random() < 0.3:
+            me[24] += 1
+        else:
+            me[rng.randint(18, 23)] += 1
+    for _ in range(rng.randint(0, 3)):
+        me[rng.randint(0, 5)] += 1
+
+
+def make_board(rng, opp, most):
+    """3 to `most` made home points, 2 or 3 checkers each."""
+    for p in rng.sample(range(6), rng.randint(3, most)):
+        opp[p] = 2 + rng.randint(0, 1)
+
+
+def spread_out(rng, opp):
+    """2 to 5 more checkers on the 7- to 24-points; False if that makes more than 15."""
+    for _ in range(rng.randint(2, 5)):
+        opp[rng.randint(6, 23)] += 1
+    return sum(opp) <= 15
+
+
 def draw(kind, rng):
     """One position as (side to move's 25 counts, other side's 25 counts), points 1..24
     then the bar, each side from its own point of view; None when the draw is refused."""
@@ -63,39 +88,17 @@ def draw(kind, rng):
         me[24] = 1
         for _ in range(rng.randint(0, 3)):
             me[rng.randint(0, 5)] += 1
-        made = rng.sample(range(6), rng.randint(3, 6))
-        for p in made:
-            opp[p] = 2 + rng.randint(0, 1)
-        for _ in range(rng.randint(2, 5)):
-            opp[rng.randint(6, 23)] += 1
-        if sum(opp) > 15:
+        make_board(rng, opp, 6)
+        if not spread_out(rng, opp):
             return None
     elif kind == "back-checkers":
-        for _ in range(rng.randint(2, 3)):
-            if rng.random() < 0.3:
-                me[24] += 1
-            else:
-                me[rng.randint(18, 23)] += 1
-        for _ in range(rng.randint(0, 3)):
-            me[rng.randint(0, 5)] += 1
-        made = rng.sample(range(6), rng.randint(3, 5))
-        for p in made:
-            opp[p] = 2 + rng.randint(0, 1)
-        for _ in range(rng.randint(2, 5)):
-            opp[rng.randint(6, 23)] += 1
-        if sum(opp) > 15:
+        back_side(rng, me, 2)
+        make_board(rng, opp, 5)
+        if not spread_out(rng, opp):
             return None
     elif kind == "back-in-play":
-        for _ in range(rng.randint(1, 3)):
-            if rng.random() < 0.3:
-                me[24] += 1
-            else:
-                me[rng.randint(18, 23)] += 1
-        for _ in range(rng.randint(0, 3)):
-            me[rng.randint(0, 5)] += 1
-        made = rng.sample(range(6), rng.randint(3, 5))
-        for p in made:
-            opp[p] = 2 + rng.randint(0, 1)
+        back_side(rng, me, 1)
+        make_board(rng, opp, 5)
         left = 15 - rng.randint(0, 2) - sum(opp)
         if left < 0:
             return None

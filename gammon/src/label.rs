@@ -154,27 +154,16 @@ pub fn late_hit(rng: &mut Rng) -> Position {
             hit[rng.below(6) as usize] += 1;
         }
         let made = 2 + rng.below(5);
-        let mut points: Vec<usize> = (0..6).collect();
-        for _ in 0..made {
-            let i = rng.below(points.len() as u64) as usize;
-            other[points.swap_remove(i)] = 2 + rng.below(2) as u8;
-        }
+        make_points(rng, &mut other, made);
         for _ in 0..rng.below(6) {
             other[6 + rng.below(18) as usize] += 1;
         }
-        let shared = (0..24).any(|p| hit[p] > 0 && other[23 - p] > 0);
-        if shared || other.iter().map(|&c| u32::from(c)).sum::<u32>() > 15 {
+        if total(&other) > 15 {
             continue;
         }
-        let pair = if rng.below(2) == 0 {
-            (hit, other)
-        } else {
-            (other, hit)
-        };
-        match Position::from_counts(pair.0, pair.1) {
-            // A trapped checker beyond every checker of the other side: a race, not a hit.
-            Ok(pos) if crate::inputs::is_contact(&pos) => return pos,
-            _ => {}
+        // A trapped checker beyond every checker of the other side: a race, not a hit.
+        if let Some(pos) = settle(rng, hit, other) {
+            return pos;
         }
     }
 }
@@ -189,46 +178,22 @@ pub fn late_hit(rng: &mut Rng) -> Position {
 /// checkers back (`bJvAQQwGAAAFAA`: net 0.70 to win, Tabula's rollout 0.50).
 pub fn back_checkers(rng: &mut Rng) -> Position {
     loop {
-        let (mut back, mut other) = ([0u8; 25], [0u8; 25]);
         let behind = 2 + rng.below(2) as usize;
-        let mut first = None;
-        for i in 0..behind {
-            let point = match first {
-                Some(p) if i == 1 && rng.below(3) == 0 => p,
-                _ if rng.below(4) == 0 => 24,
-                // The back side's 19- to 24-points are the other side's home board.
-                _ => 18 + rng.below(6) as usize,
-            };
-            first.get_or_insert(point);
-            back[point] += 1;
-        }
-        for _ in 0..rng.below(5).min(6 - behind as u64) {
-            back[rng.below(6) as usize] += 1;
-        }
+        let back = back_side(rng, behind);
+        let mut other = [0u8; 25];
         let made = 2 + rng.below(5);
-        let mut points: Vec<usize> = (0..6).collect();
-        for _ in 0..made {
-            let i = rng.below(points.len() as u64) as usize;
-            other[points.swap_remove(i)] = 2 + rng.below(2) as u8;
-        }
-        if !points.is_empty() && rng.below(2) == 0 {
-            other[points[rng.below(points.len() as u64) as usize]] = 1;
+        let (free, _) = make_points(rng, &mut other, made);
+        if !free.is_empty() && rng.below(2) == 0 {
+            other[free[rng.below(free.len() as u64) as usize]] = 1;
         }
         for _ in 0..rng.below(6) {
             other[6 + rng.below(18) as usize] += 1;
         }
-        let shared = (0..24).any(|p| back[p] > 0 && other[23 - p] > 0);
-        if shared || other.iter().map(|&c| u32::from(c)).sum::<u32>() > 15 {
+        if total(&other) > 15 {
             continue;
         }
-        let pair = if rng.below(2) == 0 {
-            (back, other)
-        } else {
-            (other, back)
-        };
-        match Position::from_counts(pair.0, pair.1) {
-            Ok(pos) if crate::inputs::is_contact(&pos) => return pos,
-            _ => {}
+        if let Some(pos) = settle(rng, back, other) {
+            return pos;
         }
     }
 }
@@ -245,30 +210,12 @@ pub fn back_checkers(rng: &mut Rng) -> Position {
 /// +0.00, gnubg −0.09).
 pub fn back_in_play(rng: &mut Rng) -> Position {
     loop {
-        let (mut back, mut other) = ([0u8; 25], [0u8; 25]);
         let behind = 1 + rng.below(3) as usize;
-        let mut first = None;
-        for i in 0..behind {
-            let point = match first {
-                Some(p) if i == 1 && rng.below(3) == 0 => p,
-                _ if rng.below(4) == 0 => 24,
-                _ => 18 + rng.below(6) as usize,
-            };
-            first.get_or_insert(point);
-            back[point] += 1;
-        }
-        for _ in 0..rng.below(5).min(6 - behind as u64) {
-            back[rng.below(6) as usize] += 1;
-        }
+        let back = back_side(rng, behind);
+        let mut other = [0u8; 25];
         let in_play = 15 - rng.below(4) as u8;
-        let mut points: Vec<usize> = (0..6).collect();
-        let mut placed = 0;
-        for _ in 0..2 + rng.below(4) {
-            let i = rng.below(points.len() as u64) as usize;
-            let n = 2 + rng.below(2) as u8;
-            other[points.swap_remove(i)] = n;
-            placed += n;
-        }
+        let made = 2 + rng.below(4);
+        let (_, placed) = make_points(rng, &mut other, made);
         for _ in placed..in_play {
             let point = match rng.below(5) {
                 0 | 1 => rng.below(6),
@@ -278,20 +225,70 @@ pub fn back_in_play(rng: &mut Rng) -> Position {
             };
             other[point as usize] += 1;
         }
-        let shared = (0..24).any(|p| back[p] > 0 && other[23 - p] > 0);
-        if shared || placed > in_play {
+        if placed > in_play {
             continue;
         }
-        let pair = if rng.below(2) == 0 {
-            (back, other)
-        } else {
-            (other, back)
-        };
-        match Position::from_counts(pair.0, pair.1) {
-            Ok(pos) if crate::inputs::is_contact(&pos) => return pos,
-            _ => {}
+        if let Some(pos) = settle(rng, back, other) {
+            return pos;
         }
     }
+}
+
+/// The side with checkers back of [`back_checkers`] and [`back_in_play`]: `behind` checkers
+/// each on the bar (one time in four) or on a point of the other side's home board (the
+/// second on the first's point one time in three: an anchor), and 0 to 4 on its own home
+/// board, at most 6 in all.
+fn back_side(rng: &mut Rng, behind: usize) -> [u8; 25] {
+    let mut back = [0u8; 25];
+    let mut first = None;
+    for i in 0..behind {
+        let point = match first {
+            Some(p) if i == 1 && rng.below(3) == 0 => p,
+            _ if rng.below(4) == 0 => 24,
+            // The back side's 19- to 24-points are the other side's home board.
+            _ => 18 + rng.below(6) as usize,
+        };
+        first.get_or_insert(point);
+        back[point] += 1;
+    }
+    for _ in 0..rng.below(5).min(6 - behind as u64) {
+        back[rng.below(6) as usize] += 1;
+    }
+    back
+}
+
+/// Makes `made` points of `side`'s home board, 2 or 3 checkers each; the home points left
+/// free and the checkers placed.
+fn make_points(rng: &mut Rng, side: &mut [u8; 25], made: u64) -> (Vec<usize>, u8) {
+    let mut free: Vec<usize> = (0..6).collect();
+    let mut placed = 0;
+    for _ in 0..made {
+        let i = rng.below(free.len() as u64) as usize;
+        let n = 2 + rng.below(2) as u8;
+        side[free.swap_remove(i)] = n;
+        placed += n;
+    }
+    (free, placed)
+}
+
+fn total(side: &[u8; 25]) -> u32 {
+    side.iter().map(|&c| u32::from(c)).sum()
+}
+
+/// The drawn position of `first` and `other` (each counted from its own side), the player on
+/// roll drawn at random; `None` (draw again) where they share a point or are not in contact.
+fn settle(rng: &mut Rng, first: [u8; 25], other: [u8; 25]) -> Option<Position> {
+    if (0..24).any(|p| first[p] > 0 && other[23 - p] > 0) {
+        return None;
+    }
+    let pair = if rng.below(2) == 0 {
+        (first, other)
+    } else {
+        (other, first)
+    };
+    Position::from_counts(pair.0, pair.1)
+        .ok()
+        .filter(crate::inputs::is_contact)
 }
 
 impl Default for LabelOptions {
