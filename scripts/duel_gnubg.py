@@ -216,7 +216,7 @@ def replay(args, done):
             return "error: --replay %s: game %d in seat %d is not in %s" % (
                 spec, game, seat, args.out)
         sgf = os.path.join(args.replay_dir, "replay-%d-%d-%d.sgf" % (args.seed, game, seat))
-        for path in (sgf, sgf[:-len(".sgf")] + ".txt"):
+        for path in (sgf, sgf[:-len(".sgf")] + ".txt", sgf[:-len(".sgf")] + ".log"):
             if os.path.exists(path):
                 return "error: %s exists (not overwritten)" % path
         wanted.append((game, seat, sgf))
@@ -224,7 +224,10 @@ def replay(args, done):
     status = 0
     for game, seat, sgf in wanted:
         log = sgf[:-len(".sgf")] + ".log"
-        server, addr = start_engine(args, log, args.engine_arg)
+        try:
+            server, addr = start_engine(args, log, args.engine_arg)
+        except RuntimeError as e:
+            return "error: %s" % e
         commands = setup_commands(seat, addr, args.gnubg_plies) + [
             "set seed %d" % game_seed(args.seed, game), "new session", "save match " + sgf]
         points = tabula_points(run_gnubg(args, commands, server).stdout)
