@@ -61,10 +61,11 @@ pub struct LabelOptions {
     /// Seed of the run.
     pub seed: u64,
     /// Label by a rollout of this many trials instead of the search (0: the search labels):
-    /// 0-ply players to the end of the game, luck-corrected, first rolls stratified, cubeless.
-    /// The search still chooses which positions to keep.
+    /// players of [`LabelOptions::rollout_plies`] to the end of the game, luck-corrected, first
+    /// rolls stratified, cubeless. The search still chooses which positions to keep.
     pub rollout_trials: u32,
-    /// The rollout players' search depth (0: the net alone). Deeper players misjudge less
+    /// The rollout players' search depth, 0 (the net alone) to [`crate::search::MAX_PLIES`]
+    /// ([`RolloutOptions::plies`]). Deeper players misjudge less
     /// where the net itself is wrong: a rollout by 0-ply players carries the net's own errors
     /// into its labels.
     pub rollout_plies: u8,
