@@ -56,7 +56,8 @@ that best minus the 2-ply equity of its play (0 when it chose the best).
 
 Engines: Tabula at each depth of --plies, with the shipped weights ("Tabula K-ply") and with
 each --weights file W ("Tabula K-ply (W)", W the file's name), so nets can be compared on the
-same decisions; gnubg 0-ply and gnubg 1-ply: the play whose result gnubg ranks best when every
+same decisions, and with the shipped weights and the race database of --race-db ("Tabula K-ply
+(race-os)"); gnubg 0-ply and gnubg 1-ply: the play whose result gnubg ranks best when every
 legal play's result is evaluated at 0 and at 1 ply respectively (ties: the first in Tabula's
 move list). A decision is wrong ("not the best") when its error exceeds 1e-6 (float32
 rounding), a blunder when it exceeds 0.08; "millipoints" = equity x 1000, per decision.
@@ -223,11 +224,12 @@ def tabula_moves(args, d):
     return [(m["move"], m["position"]) for m in j["moves"]]
 
 
-def tabula_choice(args, d, plies, weights):
+def tabula_choice(args, d, plies, weights, extra=()):
     rest = ["hint", "--position", d["position"], "--dice", d["dice"], "--plies", str(plies),
             "--threads", "1"]
     if weights:
         rest += ["--weights", weights]
+    rest += list(extra)
     j = tabula(args, args.nice, *rest)
     if not j.get("moves"):
         raise Failed("tabula gave no play on %s %s" % (d["position"], d["dice"]))
@@ -270,6 +272,9 @@ def main():
                     help="draw only gnubg's crashed positions (contact, one side crashed)")
     ap.add_argument("--weights", nargs="+", default=[], metavar="W",
                     help="also judge Tabula with these weights files")
+    ap.add_argument("--race-db", metavar="FILE",
+                    help="also judge Tabula (shipped weights) with this race database "
+                         "(`tabula tablebase build race-os`): \"Tabula K-ply (race-os)\"")
     default_bin = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release",
                                "tabula")
     ap.add_argument("--tabula", default=os.environ.get("TABULA", default_bin))
@@ -301,6 +306,8 @@ def main():
     for w in a.weights:
         if not os.path.isfile(w):
             ap.error("no weights file %s" % w)
+    if a.race_db and not os.path.isfile(a.race_db):
+        ap.error("no race database %s" % a.race_db)
     names = [os.path.basename(w) for w in a.weights]
     if len(set(names)) != len(names):
         ap.error("--weights files must have different names")
@@ -332,17 +339,20 @@ def run(a, plies):
     t0 = time.time()
     dec, skipped = draw(cands, a.decisions, a.seed, lambda d: tabula_moves(a, d), a.classes)
     # The engines Tabula plays as, in table order: (name, plies, weights file or None).
-    tab = [("Tabula %d-ply" % k, k, None) for k in plies]
-    tab += [("Tabula %d-ply (%s)" % (k, os.path.basename(w)), k, w)
+    tab = [("Tabula %d-ply" % k, k, None, ()) for k in plies]
+    tab += [("Tabula %d-ply (%s)" % (k, os.path.basename(w)), k, w, ())
             for w in a.weights for k in plies]
+    if a.race_db:
+        tab += [("Tabula %d-ply (race-os)" % k, k, None, ("--race-db", a.race_db))
+                for k in plies]
     jobs = [(i, e) for i in range(len(dec)) for e in tab]
     # Deepest first, so that the long calls are not left to the end.
     jobs.sort(key=lambda x: -x[1][1])
     done = [0]
 
     def one(job):
-        i, (name, k, w) = job
-        play = tabula_choice(a, dec[i], k, w)
+        i, (name, k, w, extra) = job
+        play = tabula_choice(a, dec[i], k, w, extra)
         done[0] += 1
         if done[0] % 200 == 0:
             sys.stderr.write("progress: tabula %d/%d hints, %.0f s\n"
@@ -378,7 +388,7 @@ def run(a, plies):
     judge_s = time.time() - t0
     stats.update(selfplay=selfplay_s, tabula=tabula_s, judge=judge_s)
 
-    engines = [name for name, _, _ in tab] + ["gnubg 0-ply", "gnubg 1-ply"]
+    engines = [name for name, _, _, _ in tab] + ["gnubg 0-ply", "gnubg 1-ply"]
     for d, j in zip(dec, judged):
         eq2 = {int(k): e for k, e in j["eq2"].items()}
         best = max(eq2.values())

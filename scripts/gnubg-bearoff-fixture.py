@@ -40,6 +40,9 @@ SEED = 20261122
 N_RANDOM_OS = 28
 N_RANDOM_OS_FULL = 8
 N_RANDOM_TS = 20
+RACE_POINTS = 8
+N_RANDOM_RACE = 30
+N_RANDOM_RACE_FULL = 30
 
 
 def position_id(opponent, on_roll):
@@ -55,11 +58,11 @@ def position_id(opponent, on_roll):
     return base64.b64encode(data).decode()[:14]
 
 
-def random_board(rng, checkers):
-    """A uniformly random distribution of `checkers` checkers on 6 points."""
-    bars = sorted(rng.sample(range(checkers + 5), 5))
+def random_board(rng, checkers, points=6):
+    """A uniformly random distribution of `checkers` checkers on `points` points."""
+    bars = sorted(rng.sample(range(checkers + points - 1), points - 1))
     counts, prev = [], -1
-    for b in bars + [checkers + 5]:
+    for b in bars + [checkers + points - 1]:
         counts.append(b - prev - 1)
         prev = b
     return counts
@@ -106,14 +109,50 @@ def two_sided(db, on_roll, opponent):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", help="directory for gnubg's databases (default: temporary)")
-    ap.add_argument("--out", default="tablebase/tests/data/gnubg-bearoff.txt")
+    ap.add_argument("--out", help="default: tablebase/tests/data/gnubg-bearoff.txt, or "
+                    "gnubg-race8.txt there with --race")
+    ap.add_argument("--race", action="store_true",
+                    help="the race fixture instead: gnubg's one-sided database of 8 points")
     args = ap.parse_args()
+    make = generate_race if args.race else generate
+    out = args.out or ("tablebase/tests/data/gnubg-race8.txt" if args.race
+                       else "tablebase/tests/data/gnubg-bearoff.txt")
     if args.work:
         os.makedirs(args.work, exist_ok=True)
-        generate(args.work, args.out)
+        make(args.work, out)
     else:
         with tempfile.TemporaryDirectory(prefix="gnubg-bearoff-") as work:
-            generate(work, args.out)
+            make(work, out)
+
+
+def generate_race(work, out):
+    """gnubg's one-sided database of 8 points (`makebearoff -o 8`, 24 s), dumped for a seeded
+    selection of boards: the figures `RaceTable::build(8)` must give."""
+    points = RACE_POINTS
+    db = os.path.join(work, "gnubg-os8.bd")
+    if not os.path.exists(db):
+        print(f"building {db}", file=sys.stderr)
+        subprocess.run([MAKEBEAROFF, "-o", str(points), "-f", db], check=True, cwd=work,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rng = random.Random(SEED + 1)
+    boards = [[0] * (points - 1) + [15], [0] * (points - 1) + [1], [2] * 7 + [1],
+              [0, 0, 0, 0, 0, 0, 5, 10], [10, 0, 0, 0, 0, 0, 0, 5]]
+    boards += [random_board(rng, 15, points) for _ in range(N_RANDOM_RACE_FULL)]
+    boards += [random_board(rng, rng.randint(1, 14), points) for _ in range(N_RANDOM_RACE)]
+    # Only boards outside the home board test the race database's own part.
+    boards = [b for b in boards if any(b[6:])]
+    lines = [
+        "# GNU Backgammon 1.07 one-sided database of 8 points (makebearoff -o 8), dumped by",
+        "# scripts/gnubg-bearoff-fixture.py --race",
+        "# race BOARD MEAN FIRST_MEAN DIST% FIRST_DIST% (boards: 8 counts, ace point first)",
+    ]
+    for board in boards:
+        _, mean, first_mean, dist, first = one_sided(db, board)
+        lines.append(f"race {fmt_board(board)} {mean} {first_mean} {','.join(dist)} "
+                     f"{','.join(first)}")
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {out}: {len(boards)} boards", file=sys.stderr)
 
 
 def generate(work, out):

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// `tablebase build --json`: the database written.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuildReport {
-    /// `bearoff-os` or `bearoff-ts`.
+    /// `bearoff-os`, `bearoff-ts` or `race-os`.
     pub db: String,
     /// The file written.
     pub file: String,
@@ -59,6 +59,45 @@ pub struct TwoSidedProbeReport {
     pub win_probability: f64,
     /// Cubeless equity of the player on roll, `2 P(win) - 1`.
     pub equity: f64,
+}
+
+/// `tablebase probe race-os --json`: the rolls each side of a race needs, where the race
+/// database covers it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RaceProbeReport {
+    /// Always `race-os`.
+    pub db: String,
+    /// The points the database covers (a side is in it when all its checkers are on its first
+    /// `points` points).
+    pub points: u64,
+    /// Whether the position is a race (no contact): the database's values are only a race's.
+    pub race: bool,
+    /// The player on roll.
+    pub on_roll: RaceSide,
+    /// The opponent.
+    pub opponent: RaceSide,
+}
+
+/// One side of [`RaceProbeReport`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RaceSide {
+    /// Checker counts on points 1 to 24 (the side's own numbering), then the bar.
+    pub counts: Vec<u8>,
+    /// The side's pip count.
+    pub pips: u64,
+    /// Why the database does not hold the side (a checker beyond its points, on the bar);
+    /// absent when it does, and then the figures below are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_covered: Option<String>,
+    /// The mean number of rolls to bear off every checker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_rolls: Option<f64>,
+    /// `distribution[k]`: the probability of bearing off every checker in exactly k rolls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub distribution: Vec<f64>,
+    /// The mean number of rolls to bear off the first checker (0 when one is already off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_off_mean: Option<f64>,
 }
 
 /// The rules a Pylos table was built for.

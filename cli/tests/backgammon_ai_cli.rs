@@ -630,3 +630,124 @@ fn positions_without_checkers_are_refused() {
         "neither side has a checker",
     );
 }
+
+/// `--race-db FILE`: a race where the player on roll still has a checker on its 7-point (and
+/// four on the ace point), against fifteen on the opponent's 6-point, is valued from the two
+/// one-sided distributions (`tablebase probe` gives them) instead of the race net.
+#[test]
+fn race_database_values_races_beyond_the_home_board() {
+    let dir = scratch("race");
+    let race = dir.join("race-os7.tdb").display().to_string();
+    let os = dir.join("bearoff-os.tdb").display().to_string();
+    for (db, file, extra) in [
+        ("race-os", &race, &["--points", "7"][..]),
+        ("bearoff-os", &os, &[][..]),
+    ] {
+        let out = tabula(&[&["tablebase", "build", db, "--out", file][..], extra].concat());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let position = "4P8PAAAPBAAAAA";
+    let hint = |extra: &[&str]| {
+        // 0 plies: deeper, the plays bear this side down to the few-checker table.
+        let base = [
+            "backgammon",
+            "hint",
+            "--position",
+            position,
+            "--plies",
+            "0",
+            "--json",
+        ];
+        json_of(&[&base[..], extra].concat())
+    };
+    let exact = hint(&["--race-db", &race]);
+    let p = check_probabilities(&exact["probabilities"]);
+    // The same figures from the distributions: I win when the opponent needs at least as
+    // many rolls as I do, a gammon when its first checker is not off by then.
+    let probe = json_of(&[
+        "tablebase",
+        "probe",
+        "race-os",
+        "--file",
+        &race,
+        "--position",
+        position,
+        "--json",
+    ]);
+    let dist = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let mine = dist(&probe["on_roll"]["distribution"]);
+    let theirs = dist(&probe["opponent"]["distribution"]);
+    let first: serde_json::Value = json_of(&[
+        "tablebase",
+        "probe",
+        "bearoff-os",
+        "--file",
+        &os,
+        "--points",
+        "0,0,0,0,0,15",
+        "--json",
+    ]);
+    let first = dist(&first["first_off_distribution"]);
+    let at_least = |d: &[f64], k: usize| 1.0 - d.iter().take(k).sum::<f64>();
+    let win: f64 = (0..mine.len())
+        .map(|k| mine[k] * at_least(&theirs, k))
+        .sum();
+    let gammon: f64 = (0..mine.len()).map(|k| mine[k] * at_least(&first, k)).sum();
+    assert!(
+        (p[0] - win).abs() < 1e-5 && (p[1] - gammon).abs() < 1e-5,
+        "{exact} {win} {gammon}"
+    );
+    assert!(p[1] > 0.1, "{exact}");
+    // Without the database the race net values it, not exactly.
+    let net = check_probabilities(&hint(&[])["probabilities"]);
+    assert!(
+        (net[0] - p[0]).abs() + (net[1] - p[1]).abs() > 1e-4,
+        "{net:?} {p:?}"
+    );
+    // A bad file is one line naming it, and the database only goes with exact bear-offs.
+    assert_bad_input(
+        &[
+            "backgammon",
+            "hint",
+            "--position",
+            position,
+            "--race-db",
+            &os,
+        ],
+        "race database",
+    );
+    assert_bad_input(
+        &[
+            "backgammon",
+            "hint",
+            "--position",
+            position,
+            "--race-db",
+            "/nonexistent/r.tdb",
+        ],
+        "/nonexistent/r.tdb",
+    );
+    assert_bad_input(
+        &[
+            "backgammon",
+            "hint",
+            "--position",
+            position,
+            "--race-db",
+            &race,
+            "--no-bearoff",
+        ],
+        "--no-bearoff",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

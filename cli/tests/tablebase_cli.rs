@@ -6,7 +6,9 @@ mod common;
 use common::{assert_bad_input, report, stdout, tabula};
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use tabula_api::tablebase::{BuildReport, OneSidedProbeReport, TwoSidedProbeReport};
+use tabula_api::tablebase::{
+    BuildReport, OneSidedProbeReport, RaceProbeReport, TwoSidedProbeReport,
+};
 
 fn dir() -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase-cli");
@@ -293,4 +295,127 @@ fn a_two_sided_probe_with_no_checkers_is_refused() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The race database of 7 points (the smallest, 170,544 boards: seconds), built and probed
+/// by the command line; bad requests are one line and exit code 2.
+#[test]
+fn race_database_build_and_probe() {
+    let file = dir().join("race-os7.tdb").display().to_string();
+    let _ = std::fs::remove_file(&file);
+    let out = tabula(&[
+        "tablebase",
+        "build",
+        "race-os",
+        "--points",
+        "7",
+        "--out",
+        &file,
+        "--json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let made: BuildReport = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((made.db.as_str(), made.positions), ("race-os", 170_544));
+    // Built again without --replace: refused, the file kept.
+    let again = tabula(&[
+        "tablebase",
+        "build",
+        "race-os",
+        "--points",
+        "7",
+        "--out",
+        &file,
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--replace"));
+    // The player on roll: checkers on the 7- and ace points; the opponent two on its 2-point.
+    let v: RaceProbeReport = report(&[
+        "tablebase",
+        "probe",
+        "race-os",
+        "--file",
+        &file,
+        "--position",
+        "BgAACAQAAAAAAA",
+        "--json",
+    ]);
+    assert_eq!((v.db.as_str(), v.points, v.race), ("race-os", 7, true));
+    assert_eq!(v.on_roll.pips, 8);
+    assert_eq!(v.opponent.pips, 4);
+    assert!(v.on_roll.not_covered.is_none() && v.opponent.not_covered.is_none());
+    // Two on its 2-point: the opponent finishes in one roll unless one die is a 1 and the
+    // other not (1-1 plays 2/1 2/1 1/off 1/off): 10 of 36 rolls take two.
+    let d = &v.opponent.distribution;
+    assert!(
+        (d[1] - 26.0 / 36.0).abs() < 1e-6 && (d[2] - 10.0 / 36.0).abs() < 1e-6,
+        "{d:?}"
+    );
+    // A checker on the 10-point is beyond 7 points: named, not an error.
+    let v: RaceProbeReport = report(&[
+        "tablebase",
+        "probe",
+        "race-os",
+        "--file",
+        &file,
+        "--position",
+        "4P8PAAAAAgAAAA",
+        "--json",
+    ]);
+    assert!(
+        v.on_roll
+            .not_covered
+            .as_deref()
+            .unwrap()
+            .contains("point 10"),
+        "{v:?}"
+    );
+    assert!(v.opponent.mean_rolls.is_some());
+    assert_bad_input(
+        &[
+            "tablebase",
+            "probe",
+            "race-os",
+            "--file",
+            &file,
+            "--points",
+            "0,0,0,0,0,1",
+        ],
+        "--position",
+    );
+    assert_bad_input(
+        &[
+            "tablebase",
+            "probe",
+            "race-os",
+            "--file",
+            &file,
+            "--position",
+            "nonsense",
+        ],
+        "Position ID",
+    );
+    let (os, _) = built();
+    assert_bad_input(
+        &[
+            "tablebase",
+            "probe",
+            "race-os",
+            "--file",
+            os,
+            "--position",
+            "BgAACAQAAAAAAA",
+        ],
+        "bearoff-os",
+    );
+    let out = tabula(&[
+        "tablebase",
+        "build",
+        "race-os",
+        "--points",
+        "13",
+        "--out",
+        &file,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
 }

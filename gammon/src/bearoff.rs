@@ -1,28 +1,41 @@
 //! Exact race endings from one-sided databases: once each side is either bearing off (every
-//! checker home: the one-sided bearoff database of `tabula-tablebase`) or down to its last few
-//! checkers in a race (anywhere on the board, no contact: [`FewCheckers`], built in memory on
-//! first use), the race is two independent one-sided races, and the distributions of the rolls
-//! each side needs give the winning and gammon chances directly.
+//! checker home: the one-sided bearoff database of `tabula-tablebase`), or, with a race
+//! database attached, in a race with every checker on its first 7 to 12 points
+//! ([`RaceTable`]), or down to its last few checkers in a race (anywhere on the board, no
+//! contact: [`FewCheckers`], built in memory on first use), the race is two independent
+//! one-sided races, and the distributions of the rolls each side needs give the winning and
+//! gammon chances directly.
 //!
 //! The few-checker case is there because the race net values it badly: a side with 13 checkers
 //! off and two still far from home, against an opponent about to finish, is rare in any
 //! training game, and the net called such a side a near-certain winner (0.98 where gnubg says
-//! 0.06; a duel lost a 128-point game to it, `docs/results.md`).
+//! 0.06; a duel lost a 128-point game to it, `docs/results.md`). The race database is optional
+//! (216 MB for 10 points, built once by `tabula tablebase build race-os`): the race net errs
+//! most in races whose last checkers are a few points from home, gammon saves above all.
 
 use crate::inputs::is_contact;
 use crate::Probabilities;
 use std::sync::{Arc, OnceLock};
 use tabula_engine::backgammon::{Position, Side};
-use tabula_tablebase::bearoff::{home_board, FewCheckers, OneSided, FEW_CHECKERS};
+use tabula_tablebase::bearoff::{home_board, FewCheckers, OneSided, RaceTable, FEW_CHECKERS};
 
-/// A shared one-sided database. Two are equal when they are the same table (the database is
-/// a pure function of the rules, so the identity is all a comparison of evaluators needs).
+/// The shared one-sided databases: the bear-off one, and the race one when attached. Two are
+/// equal when they are the same tables (the databases are pure functions of the rules, so the
+/// identity is all a comparison of evaluators needs).
 #[derive(Clone, Debug)]
-pub struct BearoffTable(pub Arc<OneSided>);
+pub struct BearoffTable {
+    pub os: Arc<OneSided>,
+    pub race: Option<Arc<RaceTable>>,
+}
 
 impl PartialEq for BearoffTable {
     fn eq(&self, other: &BearoffTable) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.os, &other.os)
+            && match (&self.race, &other.race) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
     }
 }
 
@@ -47,16 +60,30 @@ struct OneSide {
 
 impl BearoffTable {
     /// `side`'s race from the bearoff database when every checker is home, else from the
-    /// few-checker table when it has at most [`FEW_CHECKERS`] left and `pos` is a race.
+    /// race database (when attached) when every checker is on the points it covers and `pos`
+    /// is a race, else from the few-checker table when it has at most [`FEW_CHECKERS`] left
+    /// and `pos` is a race.
     fn side(&self, pos: &Position, side: Side) -> Option<OneSide> {
         let gammonable = pos.off(side) == 0;
         if let Ok(board) = home_board(pos, side) {
-            let off = self.0.distribution(board).ok()?;
+            let off = self.os.distribution(board).ok()?;
             let first = match gammonable {
-                true => Some(self.0.first_off_distribution(board).ok()?),
+                true => Some(self.os.first_off_distribution(board).ok()?),
                 false => None,
             };
             return Some(OneSide { off, first });
+        }
+        if let Some(race) = &self.race {
+            let counts = pos.counts(side);
+            // The cheap test first: most positions have a checker beyond the table's points.
+            if counts[race.points()..].iter().all(|&c| c == 0) && !is_contact(pos) {
+                let off = race.distribution(&counts).ok()?;
+                let first = match gammonable {
+                    true => Some(race.first_off_distribution(&counts).ok()?),
+                    false => None,
+                };
+                return Some(OneSide { off, first });
+            }
         }
         // Counted before the table is asked (it is built on first use, and most races never
         // need it), and before the contact test: most positions the evaluator sees stop here.
@@ -76,7 +103,8 @@ impl BearoffTable {
     /// off and would not take the first one off within k − 1 rolls; the opponent's gammon is the
     /// mirror image one roll later. The first-checker distribution comes from the play that
     /// minimises the rolls to the first checker off, as in gnubg. Nobody can be backgammoned:
-    /// a side that can lose a gammon has every checker in its own home board.
+    /// a side that can lose a gammon has every checker in its own home board, or (with the
+    /// race database) on its first 12 points at most, out of the winner's home board.
     pub fn probabilities(&self, pos: &Position) -> Option<Probabilities> {
         if pos.off(Side::OnRoll) == 15 || pos.off(Side::Opponent) == 15 {
             return None; // a finished game: scored elsewhere
@@ -105,11 +133,14 @@ impl BearoffTable {
 mod tests {
     use super::*;
     use std::sync::OnceLock;
-    use tabula_tablebase::bearoff::TwoSided;
+    use tabula_tablebase::bearoff::{RaceTable, TwoSided};
 
     fn table() -> &'static BearoffTable {
         static TABLE: OnceLock<BearoffTable> = OnceLock::new();
-        TABLE.get_or_init(|| BearoffTable(Arc::new(OneSided::build())))
+        TABLE.get_or_init(|| BearoffTable {
+            os: Arc::new(OneSided::build()),
+            race: None,
+        })
     }
 
     fn position(me: [u8; 6], them: [u8; 6]) -> Position {
@@ -267,6 +298,64 @@ mod tests {
             }
         }
         assert!(compared > 5_000 && exact > 200, "{compared} {exact}");
+    }
+
+    /// The race database (7 points, built once for these tests).
+    fn with_race() -> &'static BearoffTable {
+        static TABLE: OnceLock<BearoffTable> = OnceLock::new();
+        TABLE.get_or_init(|| BearoffTable {
+            os: table().os.clone(),
+            race: Some(Arc::new(RaceTable::build(7))),
+        })
+    }
+
+    /// Where the few-checker table also applies (at most four checkers left), the race
+    /// database gives the same chances (the same computation by other code); where neither
+    /// applies without it (fifteen checkers, one on the 7-point) it values gammons too; and a
+    /// position with contact is never its.
+    #[test]
+    fn the_race_database_agrees_and_values_gammons() {
+        let mut compared = 0;
+        for a in 1..=7 {
+            for b in 1..=a {
+                for c in [0usize, 1, 3] {
+                    let mut mine = side(&[(7, 1), (a, 1), (b, 1)]);
+                    if c > 0 {
+                        mine[c - 1] += 1;
+                    }
+                    for them in [side(&[(6, 2), (2, 3)]), side(&[(1, 1)]), side(&[(4, 4)])] {
+                        let pos = Position::from_counts(mine, them).unwrap();
+                        let few = table().probabilities(&pos).expect("few checkers");
+                        let race = with_race().probabilities(&pos).expect("race database");
+                        for (x, y) in few.iter().zip(&race) {
+                            assert!((x - y).abs() < 1e-5, "{mine:?} {them:?}: {few:?} {race:?}");
+                        }
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, 28 * 3 * 3);
+        // Fifteen on the opponent's side, one of them on its 7-point, none off: my lone
+        // checker on the 3-point wins, and a gammon unless its first checker comes off at once.
+        let them = side(&[(7, 1), (6, 14)]);
+        let pos = Position::from_counts(side(&[(3, 1)]), them).unwrap();
+        assert!(table().probabilities(&pos).is_none());
+        let p = with_race().probabilities(&pos).unwrap();
+        assert_eq!(p[0], 1.0);
+        assert!(p[1] == 1.0, "it cannot bear off before I do: {p:?}");
+        // The other way round: it is on roll and I finish on my first roll, so it is gammoned
+        // unless this roll takes a checker off: one die brings the 7-point checker home and
+        // the other bears off (any 6, 5-2, 4-3), or 3-3 (7/4/1, 6/3/off) or 2-2 (7/5,
+        // 6/4/2/off): 17 of 36 rolls save it.
+        let pos = Position::from_counts(them, side(&[(3, 1)])).unwrap();
+        let p = with_race().probabilities(&pos).unwrap();
+        assert_eq!(p[0], 0.0);
+        assert!((p[3] - 19.0 / 36.0).abs() < 1e-6, "{p:?}");
+        // Contact: my checker on the 7-point behind the opponent's on my 5-point (its 20).
+        let pos = Position::from_counts(side(&[(7, 1)]), side(&[(20, 1), (6, 5)])).unwrap();
+        assert!(crate::inputs::is_contact(&pos));
+        assert!(with_race().probabilities(&pos).is_none());
     }
 
     /// The position that cost a 128-point game: 13 off and two checkers far from home

@@ -331,6 +331,11 @@ pub fn fingerprint(eval: &Evaluator) -> u64 {
     // 2: the exact values cover the few-checker races too (1 meant bear-offs only, whose
     // labels valued those races by the net).
     h.bytes(&[if eval.bearoff.is_some() { 2 } else { 0 }]);
+    // A race database values more races exactly: hashed only when attached, so that every
+    // fingerprint made without one stays what it was.
+    if let Some(race) = eval.bearoff.as_ref().and_then(|b| b.race.as_ref()) {
+        h.bytes(&[3, race.points() as u8]);
+    }
     h.0
 }
 

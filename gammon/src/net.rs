@@ -362,8 +362,19 @@ impl Evaluator {
         self,
         table: std::sync::Arc<tabula_tablebase::bearoff::OneSided>,
     ) -> Evaluator {
+        self.with_bearoff_tables(table, None)
+    }
+
+    /// The same nets with exact bear-offs, and, when `race` is given, exact one-sided races
+    /// where each side's checkers are on the points of the race database
+    /// ([`crate::bearoff`]).
+    pub fn with_bearoff_tables(
+        self,
+        os: std::sync::Arc<tabula_tablebase::bearoff::OneSided>,
+        race: Option<std::sync::Arc<tabula_tablebase::bearoff::RaceTable>>,
+    ) -> Evaluator {
         Evaluator {
-            bearoff: Some(crate::bearoff::BearoffTable(table)),
+            bearoff: Some(crate::bearoff::BearoffTable { os, race }),
             ..self
         }
     }

@@ -4,7 +4,8 @@
 //!   ([`bearoff::OneSided`]: roll distributions for up to 15 checkers on 6 points) and
 //!   two-sided ([`bearoff::TwoSided`]: cubeless winning chances for up to 6 checkers a side),
 //!   and [`bearoff::FewCheckers`] (roll distributions for up to 4 checkers anywhere on 24
-//!   points, in a race; built in memory in milliseconds).
+//!   points, in a race; built in memory in milliseconds), and [`bearoff::RaceTable`] (roll
+//!   distributions for up to 15 checkers on a side's first 7 to 12 points, in a race).
 //! - [`retro`]: retrograde tables of loopy games (win/loss/draw with the distance in plies for
 //!   every index of a game's rank space), generic over
 //!   [`Retrograde`](tabula_engine::retro::Retrograde): a parallel builder that shows progress,
@@ -43,6 +44,8 @@ pub enum PayloadError {
     OutOfRange { position: usize },
     /// A one-sided distribution that does not sum to one.
     BadSum { position: usize, sum: f64 },
+    /// A race database of a number of points no build makes, or not the one asked for.
+    BadPoints { points: usize },
 }
 
 impl std::fmt::Display for PayloadError {
@@ -72,6 +75,9 @@ impl std::fmt::Display for PayloadError {
             }
             PayloadError::BadSum { position, sum } => {
                 write!(f, "position {position}: probabilities sum to {sum}")
+            }
+            PayloadError::BadPoints { points } => {
+                write!(f, "a race database of {points} points")
             }
         }
     }

@@ -122,6 +122,11 @@ pub(crate) struct EvaluatorArgs {
     /// The net alone, also where both sides bear off (no exact race endings).
     #[arg(long = "no-bearoff", conflicts_with = "bearoff")]
     no_bearoff: bool,
+    /// A one-sided race database (`tabula tablebase build race-os`): exact one-sided races
+    /// also where a side still has checkers on its 7- to 10-point (or the points the file
+    /// covers), instead of the race net. Not used by default.
+    #[arg(long = "race-db", conflicts_with = "no_bearoff")]
+    race_db: Option<PathBuf>,
 }
 
 impl EvaluatorArgs {
@@ -136,8 +141,21 @@ impl EvaluatorArgs {
             Some(p) => load_bearoff(p)?,
             None => crate::backgammon::bearoff::cached(),
         };
-        Ok(Cow::Owned(eval.into_owned().with_bearoff(Arc::new(table))))
+        let race = match &self.race_db {
+            Some(p) => Some(Arc::new(load_race_db(p)?)),
+            None => None,
+        };
+        Ok(Cow::Owned(
+            eval.into_owned().with_bearoff_tables(Arc::new(table), race),
+        ))
     }
+}
+
+/// The race database in `path` (`--race-db FILE`); a missing or damaged file is an error
+/// naming it.
+pub(crate) fn load_race_db(path: &Path) -> Result<tabula_tablebase::bearoff::RaceTable, CliError> {
+    tabula_tablebase::bearoff::RaceTable::load(path)
+        .map_err(|e| crate::common::store_error(&format!("race database {}", path.display()), e))
 }
 
 /// The one-sided bearoff database in `path` (`--bearoff FILE`); a missing or damaged file is

@@ -7,14 +7,16 @@ use std::time::Instant;
 use clap::Args as ClapArgs;
 use tabula_engine::backgammon::{Position, Side};
 use tabula_tablebase::bearoff::{
-    checkers, home_board, pips, Board, OneSided, Progress, TwoSided, MAX_CHECKERS,
-    TWO_SIDED_CHECKERS,
+    checkers, home_board, pips, Board, OneSided, Progress, RaceTable, TwoSided, MAX_CHECKERS,
+    RACE_POINTS, RACE_POINTS_MAX, RACE_POINTS_MIN, TWO_SIDED_CHECKERS,
 };
 use tabula_tablebase::{Existing, StoreError, TargetLock};
 
 use crate::common::{millis, print_json, store_error};
 use crate::error::{CliError, CliResult};
-use tabula_api::tablebase::{BuildReport, OneSidedProbeReport, TwoSidedProbeReport};
+use tabula_api::tablebase::{
+    BuildReport, OneSidedProbeReport, RaceProbeReport, RaceSide, TwoSidedProbeReport,
+};
 
 /// Which database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +25,8 @@ pub(super) enum Db {
     BearoffOs,
     /// Two-sided bearoff (up to 6 checkers a side).
     BearoffTs,
+    /// One-sided race (up to 15 checkers on a side's first `points` points).
+    RaceOs,
 }
 
 impl Db {
@@ -30,6 +34,7 @@ impl Db {
         PathBuf::from(match self {
             Db::BearoffOs => "bearoff-os.tdb",
             Db::BearoffTs => "bearoff-ts.tdb",
+            Db::RaceOs => "race-os.tdb",
         })
     }
 
@@ -37,6 +42,7 @@ impl Db {
         match self {
             Db::BearoffOs => "bearoff-os",
             Db::BearoffTs => "bearoff-ts",
+            Db::RaceOs => "race-os",
         }
     }
 }
@@ -53,6 +59,19 @@ pub struct BuildArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+}
+
+/// `tabula tablebase build race-os`.
+#[derive(ClapArgs, Debug)]
+pub struct RaceBuildArgs {
+    /// The points covered: a side is in the database when all its checkers are on its first
+    /// POINTS points (7 to 12: 170,544 to 17,383,860 boards; 10: 3,268,760, 216 MB, about 3 minutes
+    /// on 2 cores).
+    #[arg(long, default_value_t = RACE_POINTS as u64,
+          value_parser = clap::value_parser!(u64).range(RACE_POINTS_MIN as u64..=RACE_POINTS_MAX as u64))]
+    points: u64,
+    #[command(flatten)]
+    common: BuildArgs,
 }
 
 /// `tabula tablebase probe bearoff-os|bearoff-ts`.
@@ -82,17 +101,112 @@ pub(super) fn build(db: Db, args: BuildArgs) -> CliResult {
     } else {
         Existing::Refuse
     };
-    build_db(db, args.out, existing, args.json)
+    build_db(db, args.out, existing, args.json, 0)
+}
+
+/// Builds a race database.
+pub(super) fn build_race(args: RaceBuildArgs) -> CliResult {
+    let existing = if args.common.replace {
+        Existing::Replace
+    } else {
+        Existing::Refuse
+    };
+    build_db(
+        Db::RaceOs,
+        args.common.out,
+        existing,
+        args.common.json,
+        args.points as usize,
+    )
 }
 
 /// Probes a bearoff database.
 pub(super) fn probe(db: Db, args: ProbeArgs) -> CliResult {
     let file = args.file.unwrap_or_else(|| db.default_file());
+    if db == Db::RaceOs {
+        if args.points.is_some() || args.opponent.is_some() {
+            return Err(CliError::bad_input(
+                "race-os is probed by --position (a gnubg Position ID), not by home boards",
+            ));
+        }
+        let Some(id) = args.position else {
+            return Err(CliError::bad_input(
+                "no position: give --position (a gnubg Position ID)",
+            ));
+        };
+        return probe_race(&file, &id, args.json);
+    }
     let (me, opp) = boards(db, args.points, args.opponent, args.position)?;
     match db {
-        Db::BearoffOs => probe_one_sided(&file, me, args.json),
+        Db::BearoffOs | Db::RaceOs => probe_one_sided(&file, me, args.json),
         Db::BearoffTs => probe_two_sided(&file, me, opp.unwrap_or_default(), args.json),
     }
+}
+
+/// `probe race-os`: each side's rolls, where the database holds it.
+fn probe_race(file: &Path, id: &str, json: bool) -> CliResult {
+    let pos = Position::from_position_id(id.trim())
+        .map_err(|e| CliError::bad_input(format!("invalid Position ID {id:?}: {e}")))?;
+    let db = RaceTable::load(file).map_err(load_error)?;
+    let race = !tabula_gammon::inputs::is_contact(&pos);
+    let side = |s: Side| {
+        let counts = pos.counts(s);
+        let pips: u64 = counts
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (i as u64 + 1) * u64::from(c))
+            .sum();
+        let mut out = RaceSide {
+            counts: counts.to_vec(),
+            pips,
+            not_covered: None,
+            mean_rolls: None,
+            distribution: Vec::new(),
+            first_off_mean: None,
+        };
+        match (db.distribution(&counts), db.first_off_mean(&counts)) {
+            (Ok(d), Ok(first)) => {
+                out.mean_rolls = Some(d.iter().enumerate().map(|(k, p)| k as f64 * p).sum());
+                out.distribution = d;
+                out.first_off_mean = Some(first);
+            }
+            (Err(e), _) | (_, Err(e)) => out.not_covered = Some(e.to_string()),
+        }
+        out
+    };
+    let report = RaceProbeReport {
+        db: Db::RaceOs.name().into(),
+        points: db.points() as u64,
+        race,
+        on_roll: side(Side::OnRoll),
+        opponent: side(Side::Opponent),
+    };
+    if json {
+        return print_json(&report);
+    }
+    println!(
+        "race-os, points 1 to {}; {}",
+        report.points,
+        if race {
+            "a race"
+        } else {
+            "not a race (contact): these are the values of a race only"
+        }
+    );
+    for (name, s) in [
+        ("on roll ", &report.on_roll),
+        ("opponent", &report.opponent),
+    ] {
+        match (&s.not_covered, s.mean_rolls, s.first_off_mean) {
+            (Some(why), _, _) => println!("{name} {} pips: not in the database ({why})", s.pips),
+            (None, Some(mean), Some(first)) => println!(
+                "{name} {} pips: mean rolls to bear off {mean:.6}, to the first checker off {first:.6}",
+                s.pips
+            ),
+            _ => println!("{name} {} pips", s.pips),
+        }
+    }
+    Ok(())
 }
 
 /// Reports build progress on stderr: a rewritten line on a terminal, else a line per 10%.
@@ -133,7 +247,14 @@ impl Reporter {
     }
 }
 
-fn build_db(db: Db, out: Option<PathBuf>, existing: Existing, json: bool) -> CliResult {
+/// Builds `db` into `out`; `points` is the race database's (unused by the others).
+fn build_db(
+    db: Db,
+    out: Option<PathBuf>,
+    existing: Existing,
+    json: bool,
+    points: usize,
+) -> CliResult {
     let out = out.unwrap_or_else(|| db.default_file());
     // Fail before the work, not after it, when the file cannot go where asked (no such
     // directory, a directory, not writable, another process writing it): the lock is taken
@@ -159,6 +280,10 @@ fn build_db(db: Db, out: Option<PathBuf>, existing: Existing, json: bool) -> Cli
         }
         Db::BearoffTs => {
             let table = TwoSided::build_with_progress(|p| reporter.report(p));
+            (table.len(), table.save_locked(&lock, existing))
+        }
+        Db::RaceOs => {
+            let table = RaceTable::build_with_progress(points, |p| reporter.report(p));
             (table.len(), table.save_locked(&lock, existing))
         }
     };
@@ -218,7 +343,7 @@ fn boards(
     position: Option<String>,
 ) -> Result<(Board, Option<Board>), CliError> {
     let max = match db {
-        Db::BearoffOs => MAX_CHECKERS,
+        Db::BearoffOs | Db::RaceOs => MAX_CHECKERS,
         Db::BearoffTs => TWO_SIDED_CHECKERS,
     };
     if db == Db::BearoffOs && opponent.is_some() {
@@ -235,7 +360,7 @@ fn boards(
                 .and_then(|b| within("--position", b, max))
         };
         let opp = match db {
-            Db::BearoffOs => None,
+            Db::BearoffOs | Db::RaceOs => None,
             Db::BearoffTs => Some(side(Side::Opponent)?),
         };
         return Ok((side(Side::OnRoll)?, opp));
@@ -247,7 +372,7 @@ fn boards(
     };
     let me = within("--points", parse_board("--points", &points)?, max)?;
     let opp = match (db, opponent) {
-        (Db::BearoffOs, _) => None,
+        (Db::BearoffOs | Db::RaceOs, _) => None,
         (Db::BearoffTs, Some(o)) => {
             Some(within("--opponent", parse_board("--opponent", &o)?, max)?)
         }

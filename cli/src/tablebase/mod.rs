@@ -55,6 +55,9 @@ enum BuildDb {
     /// Two-sided bearoff (up to 6 checkers a side).
     #[command(name = "bearoff-ts")]
     BearoffTs(bearoff::BuildArgs),
+    /// One-sided race (up to 15 checkers on a side's first 10 points, or --points).
+    #[command(name = "race-os")]
+    RaceOs(bearoff::RaceBuildArgs),
     /// Pylos under one board and rule set, by retrograde analysis (resumable).
     Pylos(pylos::BuildArgs),
 }
@@ -67,6 +70,9 @@ enum ProbeDb {
     /// Winning chances of the player on roll.
     #[command(name = "bearoff-ts")]
     BearoffTs(bearoff::ProbeArgs),
+    /// Each side's rolls to bear off in a race (--position).
+    #[command(name = "race-os")]
+    RaceOs(bearoff::ProbeArgs),
     /// A Pylos position's value and distance, and every move's.
     Pylos(pylos::ProbeArgs),
 }
@@ -76,11 +82,13 @@ pub fn run(args: Args) -> CliResult {
         Command::Build { db } => match db {
             BuildDb::BearoffOs(a) => bearoff::build(bearoff::Db::BearoffOs, a),
             BuildDb::BearoffTs(a) => bearoff::build(bearoff::Db::BearoffTs, a),
+            BuildDb::RaceOs(a) => bearoff::build_race(a),
             BuildDb::Pylos(a) => pylos::build(a),
         },
         Command::Probe { db } => match db {
             ProbeDb::BearoffOs(a) => bearoff::probe(bearoff::Db::BearoffOs, a),
             ProbeDb::BearoffTs(a) => bearoff::probe(bearoff::Db::BearoffTs, a),
+            ProbeDb::RaceOs(a) => bearoff::probe(bearoff::Db::RaceOs, a),
             ProbeDb::Pylos(a) => pylos::probe(a),
         },
     }

@@ -12,6 +12,9 @@
 //! - [`FewCheckers`]: the one-sided distributions carried out of the home board, for a side
 //!   with at most [`FEW_CHECKERS`] checkers left anywhere on its 24 points in a race (20,475
 //!   boards, built in memory in under 0.1 s; no file).
+//! - [`RaceTable`]: the one-sided distributions of every board of up to 15 checkers on a side's
+//!   first 7 to 12 points (10 by default: 3,268,760 boards), for races whose last checkers are
+//!   not yet home; built in minutes and saved like the others (same kind, its own context).
 //!
 //! The first two are built by retrograde analysis in parallel levels (a play always lowers the pip
 //! count) and saved in the [`tabula_store`] container. Payloads: one-sided (kind 1),
@@ -33,6 +36,7 @@ mod few;
 mod index;
 mod moves;
 mod one_sided;
+mod race;
 mod two_sided;
 
 use std::fmt;
@@ -43,6 +47,7 @@ pub use few::{FewCheckers, FEW_CHECKERS, FEW_CHECKERS_LIMIT};
 pub use index::{checkers, pips, positions_up_to, rank, tier_size, tier_start, unrank};
 pub use moves::children;
 pub use one_sided::{OneSided, MAX_ROLLS};
+pub use race::{race_boards, RaceTable, RACE_POINTS, RACE_POINTS_MAX, RACE_POINTS_MIN};
 pub use two_sided::TwoSided;
 
 /// Home-board checker counts, ace point first.
@@ -69,6 +74,8 @@ pub enum BoardError {
     NotHome { side: Side, point: usize },
     /// A checker on the bar, where a race board has none.
     OnTheBar,
+    /// A checker beyond the points a race database covers.
+    BeyondPoints { point: usize, points: usize },
 }
 
 impl fmt::Display for BoardError {
@@ -78,6 +85,10 @@ impl fmt::Display for BoardError {
                 write!(f, "{checkers} checkers on the home board: at most {max}")
             }
             BoardError::OnTheBar => write!(f, "a checker on the bar: not a race"),
+            BoardError::BeyondPoints { point, points } => write!(
+                f,
+                "a checker on point {point}: the race database covers points 1 to {points}"
+            ),
             BoardError::NotHome { side, point } => {
                 let who = match side {
                     Side::OnRoll => "the player on roll",

@@ -1,0 +1,804 @@
+//! The one-sided race database: the bear-off database carried out of the home board, for
+//! every board of up to 15 checkers on a side's first `points` points (7 to 12; 10 by
+//! default, gnubg's `makebearoff -o 10`).
+//!
+//! The one-sided database ([`OneSided`](super::OneSided)) covers a side once every checker is
+//! home; [`FewCheckers`](super::FewCheckers) a side with at most a few checkers anywhere. A
+//! race where a side still has checkers on its 7- to 10-point was the race net's to value,
+//! and the race net errs there most (gammon saves, the last checkers coming home: issue 16,
+//! `docs/results.md`, "A one-sided race database"). With all fifteen checkers within the
+//! first 10 points there are 3,268,760 boards (the empty one included), few enough to solve
+//! exactly: 173 s on 2 cores (268 s of CPU), 216 MB on disk and in memory.
+//!
+//! The computation is the one-sided database's, as in GNU Backgammon's `makebearoff`: each roll
+//! is played to minimise the expected number of rolls to bear off (for the first-checker
+//! distribution, of a board with all fifteen on it: the expected rolls to bear off the first
+//! checker; the two can choose different plays); ties keep the child of the lowest rank. In a
+//! race every die can be played while a checker is left (a checker outside the home board
+//! moves down whatever the die; at home the bear-off rules always allow a play), so the plays
+//! of a die are [`FewCheckers`](super::FewCheckers)'s: move a checker down, or bear it off
+//! once every checker is home (exactly, or from the highest point with a larger die).
+//!
+//! A board is a *spread*: the points of its 15 checkers, highest first, 0 for a checker borne
+//! off. Spreads are ranked by the combinatorial number system (a bijection onto
+//! `0..C(points + 15, 15)`), and solved level by level of pip count (a play always lowers
+//! it), the boards of a level in parallel.
+//!
+//! Payload of the file (a [`Kind::BearoffOneSided`] container whose context names the
+//! database and its points): the number of points (one byte), then an index of four bytes a
+//! board, by rank (first roll count and length of the bear-off distribution, the same for the
+//! first-checker one: a board with a checker off has the first-checker distribution "0 rolls"),
+//! then the probabilities as little-endian `f32`, board by board, the bear-off distribution
+//! before the first-checker one, only the span from the first to the last non-zero entry.
+//! Probabilities are kept as `f32` (the file is half the size; the sums stay within 1e-5 of
+//! one, which loading checks).
+
+use std::fmt;
+use std::path::Path;
+
+use rayon::prelude::*;
+use tabula_engine::backgammon::Dice;
+use tabula_engine::combinatorics::binomial;
+
+use super::moves::after_dice;
+use super::{BoardError, Progress};
+use crate::{Existing, Kind, PayloadError, StoreError, TargetLock};
+
+/// Checkers a side has.
+const CHECKERS: usize = 15;
+
+/// The fewest and most points a race database may cover.
+pub const RACE_POINTS_MIN: usize = 7;
+/// See [`RACE_POINTS_MIN`]; 12 points are 17.4 M boards (about 1 GB, not built yet).
+pub const RACE_POINTS_MAX: usize = 12;
+/// The points of the default race database.
+pub const RACE_POINTS: usize = 10;
+
+/// Distributions cover 0 to `RACE_MAX_ROLLS - 1` rolls. Fifteen checkers on the 12-point are
+/// 180 pips; a roll moves at least 3 pips (every die is played while checkers are left) or
+/// bears off, so 61 rolls always suffice; the build asserts that nothing overflows.
+const RACE_MAX_ROLLS: usize = 64;
+
+/// The points of a board's checkers, highest first; 0 stands for borne off.
+type Spread = [u8; CHECKERS];
+
+/// A stored distribution: where its span starts in `values`, the roll count of its first
+/// entry and its length.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Span {
+    offset: u32,
+    start: u8,
+    len: u8,
+}
+
+/// The one-sided race database: for every board of up to 15 checkers on a side's first
+/// [`points`](RaceTable::points) points (7 to 12), the distribution of the number of rolls to
+/// bear off every checker and of the rolls to bear off the first one, in a race (no contact),
+/// each roll played to minimise the expected rolls as in GNU Backgammon's `makebearoff` (which
+/// builds the same database with `-o POINTS`). Boards are given as a side's
+/// [`Position::counts`](tabula_engine::backgammon::Position::counts). Saved as a
+/// [`Kind::BearoffOneSided`] file whose context names the points:
+/// `game=backgammon;db=race-os;points=10;checkers=15`.
+#[derive(Clone, PartialEq)]
+pub struct RaceTable {
+    points: usize,
+    /// By rank: the bear-off distribution, then the first-checker distribution.
+    spans: Vec<[Span; 2]>,
+    values: Vec<f32>,
+}
+
+impl fmt::Debug for RaceTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RaceTable")
+            .field("points", &self.points)
+            .field("boards", &self.spans.len())
+            .field("values", &self.values.len())
+            .finish()
+    }
+}
+
+/// `C(n, k)` as an index.
+fn choose(n: usize, k: usize) -> usize {
+    binomial(n, k) as usize
+}
+
+/// The number of boards of a database of `points` points.
+pub fn race_boards(points: usize) -> usize {
+    choose(points + CHECKERS, CHECKERS)
+}
+
+/// The rank of a spread: with `p_1 ≥ … ≥ p_15`, the values `q_i = p_i + 15 − i` are strictly
+/// decreasing, and the rank is `Σ C(q_i, 15 − i + 1)`.
+fn rank(s: &Spread) -> usize {
+    (0..CHECKERS)
+        .map(|i| choose(s[i] as usize + CHECKERS - 1 - i, CHECKERS - i))
+        .sum()
+}
+
+/// Keeps a spread sorted, highest first, after entry `j` fell (moves it right past the
+/// entries now higher).
+fn sort(s: &mut Spread, mut j: usize) {
+    while j + 1 < CHECKERS && s[j + 1] > s[j] {
+        s.swap(j, j + 1);
+        j += 1;
+    }
+}
+
+/// Spreads after playing one die (appended to `out`; a finished board stays as it is).
+fn play_die(s: &Spread, die: u8, out: &mut Vec<Spread>) {
+    if s[0] == 0 {
+        out.push(*s);
+        return;
+    }
+    let home = s[0] <= 6;
+    for j in 0..CHECKERS {
+        let p = s[j];
+        if p == 0 {
+            break; // the rest are off
+        }
+        if j > 0 && s[j - 1] == p {
+            continue; // the same point as the checker before
+        }
+        let mut next = *s;
+        if p > die {
+            next[j] = p - die;
+        } else if home && (p == die || j == 0) {
+            // Bearing off: exactly, or with a larger die from the highest point.
+            next[j] = 0;
+        } else {
+            continue;
+        }
+        sort(&mut next, j);
+        out.push(next);
+    }
+}
+
+/// Every distinct board after playing `dice` from `s`, sorted (empty for a finished board).
+fn children(s: &Spread, dice: Dice) -> Vec<Spread> {
+    if s[0] == 0 {
+        return Vec::new();
+    }
+    after_dice(*s, dice, play_die)
+}
+
+#[cfg(test)]
+fn pips(s: &Spread) -> usize {
+    s.iter().map(|&p| p as usize).sum()
+}
+
+/// Every spread on `points` points, grouped by pip count.
+fn spreads_by_pips(points: usize) -> Vec<Vec<Spread>> {
+    fn go(s: &mut Spread, i: usize, top: u8, pips: usize, out: &mut Vec<Vec<Spread>>) {
+        if i == CHECKERS {
+            out[pips].push(*s);
+            return;
+        }
+        for p in 0..=top {
+            s[i] = p;
+            go(s, i + 1, p, pips + p as usize, out);
+        }
+        s[i] = 0;
+    }
+    let mut out = vec![Vec::new(); CHECKERS * points + 1];
+    go(&mut [0; CHECKERS], 0, points as u8, 0, &mut out);
+    out
+}
+
+/// The spread of a side's counts (points 1 to 24, then the bar), if every checker is on the
+/// first `points` points (or borne off).
+fn spread_of(counts: &[u8; 25], points: usize) -> Result<Spread, BoardError> {
+    if counts[24] > 0 {
+        return Err(BoardError::OnTheBar);
+    }
+    if let Some(i) = (points..24).rev().find(|&i| counts[i] > 0) {
+        return Err(BoardError::BeyondPoints {
+            point: i + 1,
+            points,
+        });
+    }
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    if total > CHECKERS {
+        return Err(BoardError::TooManyCheckers {
+            checkers: total,
+            max: CHECKERS,
+        });
+    }
+    let mut s = [0u8; CHECKERS];
+    let mut k = 0;
+    for p in (1..=points).rev() {
+        for _ in 0..counts[p - 1] {
+            s[k] = p as u8;
+            k += 1;
+        }
+    }
+    Ok(s)
+}
+
+fn mean_of(d: &[f64]) -> f64 {
+    d.iter().enumerate().map(|(k, p)| k as f64 * p).sum()
+}
+
+/// Probabilities below this at either end of a distribution are dropped (and the rest scaled
+/// to sum to one). Measured on the 8-point build, it shortens the stored spans by a third
+/// (the file of 10 points from 322 MB); what it moves is below 1e-6 in any probability, far
+/// below what an equity needs.
+const TAIL: f64 = 1e-7;
+
+/// The span of `d` from its first to its last entry of at least [`TAIL`], scaled to sum to
+/// one: (start, end).
+fn trim(d: &mut [f64]) -> (usize, usize) {
+    let start = d.iter().position(|&p| p >= TAIL).unwrap_or(0);
+    let end = d
+        .iter()
+        .rposition(|&p| p >= TAIL)
+        .map_or(start + 1, |e| e + 1);
+    let sum: f64 = d[start..end].iter().sum();
+    for p in &mut d[start..end] {
+        *p /= sum;
+    }
+    (start, end)
+}
+
+impl RaceTable {
+    /// Builds the database of `points` points ([`RACE_POINTS_MIN`] to [`RACE_POINTS_MAX`]; any
+    /// other count panics): 173 s on 2 cores for 10 points, 11 s for 8.
+    pub fn build(points: usize) -> RaceTable {
+        RaceTable::build_with_progress(points, |_| {})
+    }
+
+    /// The same, reporting progress after each solved level of pip count.
+    pub fn build_with_progress(points: usize, mut progress: impl FnMut(Progress)) -> RaceTable {
+        assert!(
+            (RACE_POINTS_MIN..=RACE_POINTS_MAX).contains(&points),
+            "{points} points: {RACE_POINTS_MIN} to {RACE_POINTS_MAX}"
+        );
+        let count = race_boards(points);
+        let levels = spreads_by_pips(points);
+        // values[0] = 1.0: the distribution "0 rolls" of the empty board, and the first-checker
+        // distribution of every board with a checker off.
+        let done = Span {
+            offset: 0,
+            start: 0,
+            len: 1,
+        };
+        let mut spans = vec![[done; 2]; count];
+        let mut means = vec![0.0f64; count];
+        // The first-checker means of full boards (0 for a board with a checker off).
+        let mut first_means = vec![0.0f64; count];
+        let mut values = vec![1.0f32];
+        let mut solved_boards = 1;
+        for level in levels.iter().skip(1) {
+            let (spans_ro, values_ro) = (&spans, &values);
+            let (means_ro, first_ro) = (&means, &first_means);
+            let dist = |r: usize, which: usize, into: &mut [f64; RACE_MAX_ROLLS], w: f64| {
+                let span = spans_ro[r][which];
+                let at = span.offset as usize;
+                let start = span.start as usize + 1;
+                assert!(
+                    start + (span.len as usize) < RACE_MAX_ROLLS,
+                    "distribution overflow"
+                );
+                for (k, p) in values_ro[at..at + span.len as usize].iter().enumerate() {
+                    into[start + k] += w * f64::from(*p);
+                }
+            };
+            type Solved = (usize, [f64; RACE_MAX_ROLLS], Option<[f64; RACE_MAX_ROLLS]>);
+            let solved: Vec<Solved> = level
+                .par_iter()
+                .map(|s| {
+                    let full = s[CHECKERS - 1] > 0;
+                    let mut off = [0.0; RACE_MAX_ROLLS];
+                    let mut first = [0.0; RACE_MAX_ROLLS];
+                    for dice in Dice::ALL {
+                        let w = f64::from(dice.weight()) / 36.0;
+                        let (mut best, mut best_first) = (usize::MAX, usize::MAX);
+                        for child in children(s, dice) {
+                            let c = rank(&child);
+                            if best == usize::MAX
+                                || means_ro[c] < means_ro[best]
+                                || (means_ro[c] == means_ro[best] && c < best)
+                            {
+                                best = c;
+                            }
+                            if full
+                                && (best_first == usize::MAX
+                                    || first_ro[c] < first_ro[best_first]
+                                    || (first_ro[c] == first_ro[best_first] && c < best_first))
+                            {
+                                best_first = c;
+                            }
+                        }
+                        dist(best, 0, &mut off, w);
+                        if full {
+                            // A child with a checker off has "0 rolls" as its first-checker
+                            // distribution (the shared span), so this adds w at one roll.
+                            dist(best_first, 1, &mut first, w);
+                        }
+                    }
+                    (rank(s), off, full.then_some(first))
+                })
+                .collect();
+            for (r, mut off, first) in solved {
+                let (a, b) = trim(&mut off);
+                means[r] = mean_of(&off[a..b]) + a as f64;
+                let mut pair = [done; 2];
+                pair[0] = Span {
+                    offset: values.len() as u32,
+                    start: a as u8,
+                    len: (b - a) as u8,
+                };
+                values.extend(off[a..b].iter().map(|&p| p as f32));
+                if let Some(mut first) = first {
+                    let (a, b) = trim(&mut first);
+                    first_means[r] = mean_of(&first[a..b]) + a as f64;
+                    pair[1] = Span {
+                        offset: values.len() as u32,
+                        start: a as u8,
+                        len: (b - a) as u8,
+                    };
+                    values.extend(first[a..b].iter().map(|&p| p as f32));
+                }
+                spans[r] = pair;
+            }
+            solved_boards += level.len();
+            progress(Progress {
+                done: solved_boards,
+                total: count,
+            });
+        }
+        RaceTable {
+            points,
+            spans,
+            values,
+        }
+    }
+
+    /// The points the database covers: a side is in it when every checker it has left stands
+    /// on its first `points()` points.
+    pub fn points(&self) -> usize {
+        self.points
+    }
+
+    /// The number of boards.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Always false: the database holds every board.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    fn expand(&self, span: Span) -> Vec<f64> {
+        let mut d = vec![0.0; span.start as usize];
+        let at = span.offset as usize;
+        d.extend(
+            self.values[at..at + span.len as usize]
+                .iter()
+                .map(|&p| f64::from(p)),
+        );
+        d
+    }
+
+    /// `P(k rolls)` to bear off every checker of `counts` (a side's
+    /// [`Position::counts`](tabula_engine::backgammon::Position::counts): points 1 to 24,
+    /// then the bar), `k = 0, 1, …`, in a race.
+    pub fn distribution(&self, counts: &[u8; 25]) -> Result<Vec<f64>, BoardError> {
+        let r = rank(&spread_of(counts, self.points)?);
+        Ok(self.expand(self.spans[r][0]))
+    }
+
+    /// `P(k rolls)` to bear off the first checker: "0 rolls" unless all 15 are on the board.
+    pub fn first_off_distribution(&self, counts: &[u8; 25]) -> Result<Vec<f64>, BoardError> {
+        let r = rank(&spread_of(counts, self.points)?);
+        Ok(self.expand(self.spans[r][1]))
+    }
+
+    /// The expected number of rolls to bear off every checker of `counts`.
+    pub fn mean_rolls(&self, counts: &[u8; 25]) -> Result<f64, BoardError> {
+        Ok(mean_of(&self.distribution(counts)?))
+    }
+
+    /// The expected number of rolls to bear off the first checker (0 with one off).
+    pub fn first_off_mean(&self, counts: &[u8; 25]) -> Result<f64, BoardError> {
+        Ok(mean_of(&self.first_off_distribution(counts)?))
+    }
+
+    /// The context string of its files: game, database, points and checkers.
+    pub fn context(points: usize) -> String {
+        format!("game=backgammon;db=race-os;points={points};checkers=15")
+    }
+
+    /// The largest payload a file of `points` points can have.
+    fn max_payload(points: usize) -> u64 {
+        1 + race_boards(points) as u64 * (4 + 2 * 4 * RACE_MAX_ROLLS as u64)
+    }
+
+    /// The payload of the file format (see the module documentation).
+    fn payload(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(1 + 4 * self.spans.len() + 4 * self.values.len());
+        out.push(self.points as u8);
+        for [o, f] in &self.spans {
+            out.extend_from_slice(&[o.start, o.len, f.start, f.len]);
+        }
+        // The values in index order (the build appends them level by level).
+        for pair in &self.spans {
+            for span in pair {
+                let at = span.offset as usize;
+                for v in &self.values[at..at + span.len as usize] {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        out
+    }
+
+    /// Writes the database to `path` atomically, replacing a file there.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), StoreError> {
+        self.save_locked(&TargetLock::acquire(path)?, Existing::Replace)
+    }
+
+    /// Writes the database to the target of `lock`, which the caller holds; `existing` says
+    /// whether a file there may be replaced.
+    pub fn save_locked(&self, lock: &TargetLock, existing: Existing) -> Result<(), StoreError> {
+        crate::save_locked(
+            lock,
+            Kind::BearoffOneSided,
+            &Self::context(self.points),
+            &self.payload(),
+            existing,
+        )
+    }
+
+    /// Reads a database written by [`RaceTable::save`], of whichever points it covers,
+    /// checking header, size, checksums and that every distribution is one.
+    pub fn load(path: impl AsRef<Path>) -> Result<RaceTable, StoreError> {
+        let path = path.as_ref();
+        match RaceTable::load_points(path, RACE_POINTS) {
+            Err(e) => match e.kind() {
+                // Another race database: the context names its points.
+                tabula_store::ErrorKind::WrongContext { found, .. } => {
+                    match (RACE_POINTS_MIN..=RACE_POINTS_MAX).find(|&p| *found == Self::context(p))
+                    {
+                        Some(points) => RaceTable::load_points(path, points),
+                        None => Err(e),
+                    }
+                }
+                _ => Err(e),
+            },
+            ok => ok,
+        }
+    }
+
+    /// Reads a database of `points` points; a file of other points is refused (its context
+    /// differs).
+    pub fn load_points(path: impl AsRef<Path>, points: usize) -> Result<RaceTable, StoreError> {
+        let path = path.as_ref();
+        if !(RACE_POINTS_MIN..=RACE_POINTS_MAX).contains(&points) {
+            return Err(StoreError::bad_payload(
+                Some(path),
+                PayloadError::BadPoints { points },
+            ));
+        }
+        let payload = crate::load(
+            path,
+            Kind::BearoffOneSided,
+            &Self::context(points),
+            Self::max_payload(points),
+        )?;
+        RaceTable::from_payload(&payload, points)
+            .map_err(|why| StoreError::bad_payload(Some(path), why))
+    }
+
+    fn from_payload(payload: &[u8], points: usize) -> Result<RaceTable, PayloadError> {
+        let n = race_boards(points);
+        if payload.len() < 1 + 4 * n {
+            return Err(PayloadError::TooShort { len: payload.len() });
+        }
+        if payload[0] as usize != points {
+            return Err(PayloadError::BadPoints {
+                points: payload[0] as usize,
+            });
+        }
+        let (index, data) = payload[1..].split_at(4 * n);
+        let mut spans = Vec::with_capacity(n);
+        let mut offset = 0usize;
+        for (i, e) in index.chunks_exact(4).enumerate() {
+            let mut pair = [Span {
+                offset: 0,
+                start: 0,
+                len: 0,
+            }; 2];
+            for (slot, (start, len)) in pair.iter_mut().zip([(e[0], e[1]), (e[2], e[3])]) {
+                if len == 0 || start as usize + len as usize > RACE_MAX_ROLLS {
+                    return Err(PayloadError::BadSpan {
+                        position: i,
+                        start,
+                        len,
+                    });
+                }
+                *slot = Span {
+                    offset: offset as u32,
+                    start,
+                    len,
+                };
+                offset += len as usize;
+            }
+            spans.push(pair);
+        }
+        if data.len() != 4 * offset {
+            return Err(PayloadError::DataLength {
+                found: data.len(),
+                needed: 4 * offset,
+            });
+        }
+        let values: Vec<f32> = data
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        for (i, pair) in spans.iter().enumerate() {
+            for span in pair {
+                let at = span.offset as usize;
+                let d = &values[at..at + span.len as usize];
+                if d.iter().any(|p| !(0.0..=1.0).contains(p)) {
+                    return Err(PayloadError::OutOfRange { position: i });
+                }
+                let sum: f64 = d.iter().map(|&p| f64::from(p)).sum();
+                if (sum - 1.0).abs() > 1e-5 {
+                    return Err(PayloadError::BadSum { position: i, sum });
+                }
+            }
+        }
+        Ok(RaceTable {
+            points,
+            spans,
+            values,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{unrank, FewCheckers, OneSided, POINTS};
+    use super::*;
+    use std::sync::OnceLock;
+    use tabula_engine::backgammon::{Position, Side};
+
+    /// The smallest database (7 points, 170,544 boards), built once for the tests.
+    fn table7() -> &'static RaceTable {
+        static T: OnceLock<RaceTable> = OnceLock::new();
+        T.get_or_init(|| RaceTable::build(7))
+    }
+
+    fn counts_of(s: &Spread) -> [u8; 25] {
+        let mut c = [0u8; 25];
+        for &p in s.iter().filter(|&&p| p > 0) {
+            c[p as usize - 1] += 1;
+        }
+        c
+    }
+
+    #[test]
+    fn ranks_are_a_bijection() {
+        let points = 7;
+        let mut seen = vec![false; race_boards(points)];
+        for level in spreads_by_pips(points) {
+            for s in level {
+                let r = rank(&s);
+                assert!(!seen[r], "{s:?} ranked twice");
+                seen[r] = true;
+                assert_eq!(spread_of(&counts_of(&s), points), Ok(s));
+            }
+        }
+        assert!(seen.iter().all(|&x| x));
+    }
+
+    /// The plays agree with the engine's own generator (the opponent's fifteen checkers on
+    /// its own ace point, the mover's 24-point, out of the way of every play).
+    #[test]
+    fn plays_agree_with_the_engine() {
+        let mut opp = [0u8; 25];
+        opp[0] = 15;
+        let mut compared = 0;
+        for level in spreads_by_pips(8).iter().step_by(3) {
+            for s in level.iter().step_by(97) {
+                if s[0] == 0 {
+                    continue;
+                }
+                let pos = Position::from_counts(counts_of(s), opp).unwrap();
+                for dice in Dice::ALL {
+                    let mut engine: Vec<Spread> = pos
+                        .plays(dice)
+                        .iter()
+                        .map(|p| spread_of(&p.result().counts(Side::Opponent), 8).unwrap())
+                        .collect();
+                    engine.sort_unstable();
+                    engine.dedup();
+                    let mut ours = children(s, dice);
+                    ours.sort_unstable();
+                    assert!(ours.iter().all(|c| pips(c) < pips(s)), "{s:?} {dice}");
+                    assert_eq!(ours, engine, "{s:?} {dice}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
+
+    /// On the home board the one-sided database and this table are the same computation by
+    /// different code: means and distributions agree to the `f32` of the values.
+    #[test]
+    fn home_boards_agree_with_the_one_sided_database() {
+        let os = OneSided::build();
+        let race = table7();
+        for index in 0..super::super::ONE_SIDED_POSITIONS {
+            let board = unrank(index);
+            let mut c = [0u8; 25];
+            c[..POINTS].copy_from_slice(&board);
+            for (ours, theirs) in [
+                (race.distribution(&c), os.distribution(board)),
+                (
+                    race.first_off_distribution(&c),
+                    os.first_off_distribution(board),
+                ),
+            ] {
+                let (ours, theirs) = (ours.unwrap(), theirs.unwrap());
+                for k in 0..ours.len().max(theirs.len()) {
+                    let (a, b) = (ours.get(k).unwrap_or(&0.0), theirs.get(k).unwrap_or(&0.0));
+                    assert!((a - b).abs() < 1e-6, "{board:?}, {k} rolls: {a} vs {b}");
+                }
+            }
+            let m = race.mean_rolls(&c).unwrap();
+            assert!(
+                (m - os.mean_rolls(board).unwrap()).abs() < 1e-5,
+                "{board:?}"
+            );
+        }
+    }
+
+    /// Boards of up to four checkers anywhere on the first 7 points are also
+    /// [`FewCheckers`]'s, built by other code.
+    #[test]
+    fn few_checkers_agree() {
+        let few = FewCheckers::build();
+        let mut compared = 0;
+        for level in spreads_by_pips(7) {
+            for s in level.iter().filter(|s| s[4] == 0) {
+                let c = counts_of(s);
+                let (ours, theirs) = (
+                    table7().distribution(&c).unwrap(),
+                    few.distribution(&c).unwrap(),
+                );
+                for k in 0..ours.len().max(theirs.len()) {
+                    let (a, b) = (ours.get(k).unwrap_or(&0.0), theirs.get(k).unwrap_or(&0.0));
+                    assert!((a - b).abs() < 1e-6, "{s:?}, {k} rolls: {a} vs {b}");
+                }
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, choose(7 + 4, 4));
+    }
+
+    /// Child/parent consistency: every full board's means are one roll more than the
+    /// average, over the 21 rolls, of the best child's means (the bear-off and the
+    /// first-checker one, each minimised on its own).
+    #[test]
+    fn means_are_consistent_with_the_plays() {
+        let race = table7();
+        let mut checked = 0;
+        for level in spreads_by_pips(7).iter().skip(1) {
+            for s in level.iter().step_by(11) {
+                let full = s[CHECKERS - 1] > 0;
+                let (mut off, mut first) = (1.0, 1.0);
+                for dice in Dice::ALL {
+                    let w = f64::from(dice.weight()) / 36.0;
+                    let kids = children(s, dice);
+                    let best = |f: &dyn Fn(&[u8; 25]) -> f64| {
+                        kids.iter()
+                            .map(|k| f(&counts_of(k)))
+                            .fold(f64::INFINITY, f64::min)
+                    };
+                    off += w * best(&|c| race.mean_rolls(c).unwrap());
+                    first += w * best(&|c| race.first_off_mean(c).unwrap());
+                }
+                let c = counts_of(s);
+                assert!((race.mean_rolls(&c).unwrap() - off).abs() < 1e-4, "{s:?}");
+                let expected_first = if full { first } else { 0.0 };
+                let got = race.first_off_mean(&c).unwrap();
+                assert!(
+                    (got - expected_first).abs() < 1e-4,
+                    "{s:?}: {got} {expected_first}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    #[test]
+    fn bad_boards_are_errors() {
+        let race = table7();
+        let mut c = [0u8; 25];
+        c[7] = 1; // the 8-point
+        assert_eq!(
+            race.distribution(&c),
+            Err(BoardError::BeyondPoints {
+                point: 8,
+                points: 7
+            })
+        );
+        c[7] = 0;
+        c[24] = 1;
+        assert_eq!(race.mean_rolls(&c), Err(BoardError::OnTheBar));
+        assert_eq!(race.distribution(&[0; 25]).unwrap(), vec![1.0]);
+    }
+
+    #[test]
+    fn files_round_trip_and_a_wrong_file_is_refused() {
+        let dir = std::env::temp_dir().join(format!("tabula-race-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("race7.tdb");
+        table7().save(&path).unwrap();
+        // Found by its context, whatever the points.
+        let back = RaceTable::load(&path).unwrap();
+        assert_eq!(back.points(), 7);
+        let c = counts_of(&[7, 7, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(back.distribution(&c), table7().distribution(&c));
+        let e = RaceTable::load_points(&path, 8).unwrap_err();
+        assert!(e.to_string().contains("points=7"), "{e}");
+        // The one-sided bear-off database is not a race database.
+        let os = dir.join("os.tdb");
+        OneSided::build().save(&os).unwrap();
+        let e = RaceTable::load(&os).unwrap_err();
+        assert!(e.to_string().contains("bearoff-os"), "{e}");
+        // A damaged byte in the payload fails its block's checksum.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let n = bytes.len();
+        bytes[n - 100] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(RaceTable::load(&path).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn payload_round_trip_and_damage() {
+        let race = table7();
+        let payload = race.payload();
+        let back = RaceTable::from_payload(&payload, 7).unwrap();
+        // Spans are renumbered in index order; the distributions are the same.
+        for level in spreads_by_pips(7).iter().step_by(5) {
+            for s in level.iter().step_by(13) {
+                let c = counts_of(s);
+                assert_eq!(back.distribution(&c), race.distribution(&c));
+                assert_eq!(
+                    back.first_off_distribution(&c),
+                    race.first_off_distribution(&c)
+                );
+            }
+        }
+        assert_eq!(back.payload(), payload);
+        // Asked for 8 points, the payload says 7.
+        assert_eq!(
+            RaceTable::from_payload(&payload, 8).unwrap_err(),
+            PayloadError::BadPoints { points: 7 }
+        );
+        assert_eq!(
+            RaceTable::from_payload(&payload[..100], 7).unwrap_err(),
+            PayloadError::TooShort { len: 100 }
+        );
+        let mut bad = payload.clone();
+        bad[0] = 9;
+        assert_eq!(
+            RaceTable::from_payload(&bad, 7).unwrap_err(),
+            PayloadError::BadPoints { points: 9 }
+        );
+        let mut bad = payload.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 0x40; // a probability's exponent
+        assert!(RaceTable::from_payload(&bad, 7).is_err());
+        assert!(matches!(
+            RaceTable::from_payload(&payload[..payload.len() - 4], 7),
+            Err(PayloadError::DataLength { .. })
+        ));
+    }
+}
