@@ -56,8 +56,8 @@ that best minus the 2-ply equity of its play (0 when it chose the best).
 
 Engines: Tabula at each depth of --plies, with the shipped weights ("Tabula K-ply") and with
 each --weights file W ("Tabula K-ply (W)", W the file's name), so nets can be compared on the
-same decisions, and with the shipped weights and the race database of --race-db ("Tabula K-ply
-(race-os)"); gnubg 0-ply and gnubg 1-ply: the play whose result gnubg ranks best when every
+same decisions, and with the race database of --race-db as well ("Tabula K-ply (race-os)",
+"Tabula K-ply (W, race-os)"); gnubg 0-ply and gnubg 1-ply: the play whose result gnubg ranks best when every
 legal play's result is evaluated at 0 and at 1 ply respectively (ties: the first in Tabula's
 move list). A decision is wrong ("not the best") when its error exceeds 1e-6 (float32
 rounding), a blunder when it exceeds 0.08; "millipoints" = equity x 1000, per decision.
@@ -345,6 +345,8 @@ def run(a, plies):
     if a.race_db:
         tab += [("Tabula %d-ply (race-os)" % k, k, None, ("--race-db", a.race_db))
                 for k in plies]
+        tab += [("Tabula %d-ply (%s, race-os)" % (k, os.path.basename(w)), k, w,
+                 ("--race-db", a.race_db)) for w in a.weights for k in plies]
     jobs = [(i, e) for i in range(len(dec)) for e in tab]
     # Deepest first, so that the long calls are not left to the end.
     jobs.sort(key=lambda x: -x[1][1])

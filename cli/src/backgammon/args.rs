@@ -151,10 +151,10 @@ impl EvaluatorArgs {
     }
 }
 
-/// The race database in `path` (`--race-db FILE`); a missing or damaged file is an error
-/// naming it.
+/// The race database in `path` (`--race-db FILE`), opened: its probabilities stay in the file
+/// and are read as races need them. A missing or damaged file is an error naming it.
 pub(crate) fn load_race_db(path: &Path) -> Result<tabula_tablebase::bearoff::RaceTable, CliError> {
-    tabula_tablebase::bearoff::RaceTable::load(path)
+    tabula_tablebase::bearoff::RaceTable::open(path)
         .map_err(|e| crate::common::store_error(&format!("race database {}", path.display()), e))
 }
 

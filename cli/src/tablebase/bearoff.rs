@@ -147,7 +147,7 @@ pub(super) fn probe(db: Db, args: ProbeArgs) -> CliResult {
 fn probe_race(file: &Path, id: &str, json: bool) -> CliResult {
     let pos = Position::from_position_id(id.trim())
         .map_err(|e| CliError::bad_input(format!("invalid Position ID {id:?}: {e}")))?;
-    let db = RaceTable::load(file).map_err(load_error)?;
+    let db = RaceTable::open(file).map_err(load_error)?;
     let race = !tabula_gammon::inputs::is_contact(&pos);
     let side = |s: Side| {
         let counts = pos.counts(s);
