@@ -62,7 +62,8 @@ impl BearoffTable {
     /// `side`'s race from the bearoff database when every checker is home, else from the
     /// race database (when attached) when every checker is on the points it covers and `pos`
     /// is a race, else from the few-checker table when it has at most [`FEW_CHECKERS`] left
-    /// and `pos` is a race.
+    /// and `pos` is a race. An opened race database whose file fails a read after it was
+    /// opened (every block was verified then) gives nothing: the position goes to the net.
     fn side(&self, pos: &Position, side: Side) -> Option<OneSide> {
         let gammonable = pos.off(side) == 0;
         if let Ok(board) = home_board(pos, side) {
