@@ -50,7 +50,8 @@ const CHECKERS: usize = 15;
 
 /// The fewest and most points a race database may cover.
 pub const RACE_POINTS_MIN: usize = 7;
-/// See [`RACE_POINTS_MIN`]; 12 points are 17.4 M boards (about 1 GB, not built yet).
+/// See [`RACE_POINTS_MIN`]; 12 points are 17.4 M boards (a file of 1.37 GB, 25 minutes and
+/// 2.9 GB to build on 2 cores).
 pub const RACE_POINTS_MAX: usize = 12;
 /// The points of the default race database.
 pub const RACE_POINTS: usize = 10;
