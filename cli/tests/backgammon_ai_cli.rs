@@ -715,39 +715,12 @@ fn race_database_values_races_beyond_the_home_board() {
         "{net:?} {p:?}"
     );
     // A bad file is one line naming it, and the database only goes with exact bear-offs.
-    assert_bad_input(
-        &[
-            "backgammon",
-            "hint",
-            "--position",
-            position,
-            "--race-db",
-            &os,
-        ],
-        "race database",
-    );
-    assert_bad_input(
-        &[
-            "backgammon",
-            "hint",
-            "--position",
-            position,
-            "--race-db",
-            "/nonexistent/r.tdb",
-        ],
-        "/nonexistent/r.tdb",
-    );
-    assert_bad_input(
-        &[
-            "backgammon",
-            "hint",
-            "--position",
-            position,
-            "--race-db",
-            &race,
-            "--no-bearoff",
-        ],
-        "--no-bearoff",
-    );
+    let refused = |extra: &[&str], needle: &str| {
+        let base = ["backgammon", "hint", "--position", position];
+        assert_bad_input(&[&base[..], extra].concat(), needle);
+    };
+    refused(&["--race-db", &os], "race database");
+    refused(&["--race-db", "/nonexistent/r.tdb"], "/nonexistent/r.tdb");
+    refused(&["--race-db", &race, "--no-bearoff"], "--no-bearoff");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -303,30 +303,25 @@ fn a_two_sided_probe_with_no_checkers_is_refused() {
 fn race_database_build_and_probe() {
     let file = dir().join("race-os7.tdb").display().to_string();
     let _ = std::fs::remove_file(&file);
-    let out = tabula(&[
-        "tablebase",
-        "build",
-        "race-os",
-        "--points",
-        "7",
-        "--out",
-        &file,
-        "--json",
-    ]);
+    let build = |extra: &[&str]| {
+        let base = [
+            "tablebase",
+            "build",
+            "race-os",
+            "--points",
+            "7",
+            "--out",
+            &file,
+        ];
+        tabula(&[&base[..], extra].concat())
+    };
+    let out = build(&["--json"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     let made: BuildReport = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!((made.db.as_str(), made.positions), ("race-os", 170_544));
     // Built again without --replace: refused, the file kept.
-    let again = tabula(&[
-        "tablebase",
-        "build",
-        "race-os",
-        "--points",
-        "7",
-        "--out",
-        &file,
-    ]);
+    let again = build(&[]);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--replace"));
     // The player on roll: checkers on the 7- and ace points; the opponent two on its 2-point.

@@ -81,35 +81,9 @@ fn spread(points: &[u8], n: usize) -> Option<Spread> {
     Some(s)
 }
 
-/// Keeps the first `n` entries sorted, highest first, after one of them changed.
-fn sort(s: &mut Spread, n: usize) {
-    s[..n].sort_unstable_by(|a, b| b.cmp(a));
-}
-
 /// Spreads after playing one die (appended to `out`; a finished board stays as it is).
 fn play_die(s: &Spread, n: usize, die: u8, out: &mut Vec<Spread>) {
-    if s[0] == 0 {
-        out.push(*s);
-        return;
-    }
-    let home = s[0] <= 6;
-    for j in 0..n {
-        let p = s[j];
-        if p == 0 || (j > 0 && s[j - 1] == p) {
-            continue; // borne off, or the same point as the checker before
-        }
-        let mut next = *s;
-        if p > die {
-            next[j] = p - die;
-        } else if home && (p == die || j == 0) {
-            // Bearing off: exactly, or with a larger die from the highest point.
-            next[j] = 0;
-        } else {
-            continue;
-        }
-        sort(&mut next, n);
-        out.push(next);
-    }
+    super::moves::play_die_spread(s, n, die, out);
 }
 
 /// Every distinct board after playing `dice` from `s`, sorted: the plays as the tests see

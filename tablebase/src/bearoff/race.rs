@@ -40,7 +40,7 @@ use rayon::prelude::*;
 use tabula_engine::backgammon::Dice;
 use tabula_engine::combinatorics::binomial;
 
-use super::moves::after_dice;
+use super::moves::{after_dice, play_die_spread};
 use super::{BoardError, Progress};
 use crate::{Existing, Kind, PayloadError, StoreError, TargetLock};
 use tabula_store::StoreFile;
@@ -216,42 +216,9 @@ fn rank(s: &Spread) -> usize {
         .sum()
 }
 
-/// Keeps a spread sorted, highest first, after entry `j` fell (moves it right past the
-/// entries now higher).
-fn sort(s: &mut Spread, mut j: usize) {
-    while j + 1 < CHECKERS && s[j + 1] > s[j] {
-        s.swap(j, j + 1);
-        j += 1;
-    }
-}
-
 /// Spreads after playing one die (appended to `out`; a finished board stays as it is).
 fn play_die(s: &Spread, die: u8, out: &mut Vec<Spread>) {
-    if s[0] == 0 {
-        out.push(*s);
-        return;
-    }
-    let home = s[0] <= 6;
-    for j in 0..CHECKERS {
-        let p = s[j];
-        if p == 0 {
-            break; // the rest are off
-        }
-        if j > 0 && s[j - 1] == p {
-            continue; // the same point as the checker before
-        }
-        let mut next = *s;
-        if p > die {
-            next[j] = p - die;
-        } else if home && (p == die || j == 0) {
-            // Bearing off: exactly, or with a larger die from the highest point.
-            next[j] = 0;
-        } else {
-            continue;
-        }
-        sort(&mut next, j);
-        out.push(next);
-    }
+    play_die_spread(s, CHECKERS, die, out);
 }
 
 /// Every distinct board after playing `dice` from `s`, sorted (empty for a finished board).
