@@ -324,17 +324,20 @@ fn race_database_build_and_probe() {
     let again = build(&[]);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--replace"));
+    let probe = |id: &str| -> RaceProbeReport {
+        report(&[
+            "tablebase",
+            "probe",
+            "race-os",
+            "--file",
+            &file,
+            "--position",
+            id,
+            "--json",
+        ])
+    };
     // The player on roll: checkers on the 7- and ace points; the opponent two on its 2-point.
-    let v: RaceProbeReport = report(&[
-        "tablebase",
-        "probe",
-        "race-os",
-        "--file",
-        &file,
-        "--position",
-        "BgAACAQAAAAAAA",
-        "--json",
-    ]);
+    let v = probe("BgAACAQAAAAAAA");
     assert_eq!((v.db.as_str(), v.points, v.race), ("race-os", 7, true));
     assert_eq!(v.on_roll.pips, 8);
     assert_eq!(v.opponent.pips, 4);
@@ -347,16 +350,7 @@ fn race_database_build_and_probe() {
         "{d:?}"
     );
     // A checker on the 10-point is beyond 7 points: named, not an error.
-    let v: RaceProbeReport = report(&[
-        "tablebase",
-        "probe",
-        "race-os",
-        "--file",
-        &file,
-        "--position",
-        "4P8PAAAAAgAAAA",
-        "--json",
-    ]);
+    let v = probe("4P8PAAAAAgAAAA");
     assert!(
         v.on_roll
             .not_covered
