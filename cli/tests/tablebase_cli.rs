@@ -360,43 +360,16 @@ fn race_database_build_and_probe() {
         "{v:?}"
     );
     assert!(v.opponent.mean_rolls.is_some());
-    assert_bad_input(
-        &[
-            "tablebase",
-            "probe",
-            "race-os",
-            "--file",
-            &file,
-            "--points",
-            "0,0,0,0,0,1",
-        ],
-        "--position",
-    );
-    assert_bad_input(
-        &[
-            "tablebase",
-            "probe",
-            "race-os",
-            "--file",
-            &file,
-            "--position",
-            "nonsense",
-        ],
-        "Position ID",
-    );
+    // Probing a file with wrong options: one line each, exit code 2.
     let (os, _) = built();
-    assert_bad_input(
-        &[
-            "tablebase",
-            "probe",
-            "race-os",
-            "--file",
-            os,
-            "--position",
-            "BgAACAQAAAAAAA",
-        ],
-        "bearoff-os",
-    );
+    for (file, extra, needle) in [
+        (&file, ["--points", "0,0,0,0,0,1"], "--position"),
+        (&file, ["--position", "nonsense"], "Position ID"),
+        (os, ["--position", "BgAACAQAAAAAAA"], "bearoff-os"),
+    ] {
+        let base = ["tablebase", "probe", "race-os", "--file", file.as_str()];
+        assert_bad_input(&[&base[..], &extra[..]].concat(), needle);
+    }
     let out = tabula(&[
         "tablebase",
         "build",
