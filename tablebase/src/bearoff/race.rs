@@ -287,9 +287,10 @@ fn mean_of(d: &[f64]) -> f64 {
 }
 
 /// Probabilities below this at either end of a distribution are dropped (and the rest scaled
-/// to sum to one). Measured on the 8-point build, it shortens the stored spans by a third
-/// (the file of 10 points from 322 MB); what it moves is below 1e-6 in any probability, far
-/// below what an equity needs.
+/// to sum to one). Measured: the stored spans a third shorter (8 points: 8.77 M values to
+/// 5.84 M; the file of 10 points 329 MB to 216 MB), and the figures within 1e-6 of the
+/// bear-off database's on every home board (`home_boards_agree_with_the_one_sided_database`),
+/// far below what an equity needs.
 const TAIL: f64 = 1e-7;
 
 /// The span of `d` from its first to its last entry of at least [`TAIL`], scaled to sum to
