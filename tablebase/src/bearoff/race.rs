@@ -8,7 +8,7 @@
 //! and the race net errs there most (gammon saves, the last checkers coming home: issue 16,
 //! `docs/results.md`, "A one-sided race database"). With all fifteen checkers within the
 //! first 10 points there are 3,268,760 boards (the empty one included), few enough to solve
-//! exactly: 173 s on 2 cores (268 s of CPU), 216 MB on disk; opened, its index of 52 MB.
+//! exactly: 173 s on 2 cores (268 s of CPU), 216 MB on disk; opened, its index of 26 MB.
 //!
 //! The computation is the one-sided database's, as in GNU Backgammon's `makebearoff`: each roll
 //! is played to minimise the expected number of rolls to bear off (for the first-checker
@@ -64,6 +64,34 @@ const RACE_MAX_ROLLS: usize = 64;
 /// The points of a board's checkers, highest first; 0 stands for borne off.
 type Spread = [u8; CHECKERS];
 
+/// A board's place in the probabilities: its bear-off distribution from `offset`, its
+/// first-checker distribution right after it, and the first roll count and length of each
+/// (8 bytes a board).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Entry {
+    offset: u32,
+    off: [u8; 2],
+    first: [u8; 2],
+}
+
+impl Entry {
+    /// Distribution `which` (0: bear-off, 1: first checker) as a span.
+    fn span(self, which: usize) -> Span {
+        match which {
+            0 => Span {
+                offset: self.offset,
+                start: self.off[0],
+                len: self.off[1],
+            },
+            _ => Span {
+                offset: self.offset + u32::from(self.off[1]),
+                start: self.first[0],
+                len: self.first[1],
+            },
+        }
+    }
+}
+
 /// A stored distribution: where its span starts in `values`, the roll count of its first
 /// entry and its length.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,12 +111,12 @@ struct Span {
 /// `game=backgammon;db=race-os;points=10;checkers=15`.
 ///
 /// A database is built ([`RaceTable::build`]), read whole ([`RaceTable::load`]), or opened
-/// ([`RaceTable::open`]): then only its index is in memory (16 bytes a board) and each
+/// ([`RaceTable::open`]): then only its index is in memory (8 bytes a board) and each
 /// distribution is read from the file when asked for, as Syzygy tables are probed.
 pub struct RaceTable {
     points: usize,
-    /// By rank: the bear-off distribution, then the first-checker distribution.
-    spans: Vec<[Span; 2]>,
+    /// By rank: where the bear-off distribution and the first-checker one are.
+    index: Vec<Entry>,
     values: Values,
 }
 
@@ -104,7 +132,7 @@ impl fmt::Debug for RaceTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("RaceTable");
         d.field("points", &self.points)
-            .field("boards", &self.spans.len());
+            .field("boards", &self.index.len());
         match &self.values {
             Values::Memory(v) => d.field("values", &v.len()),
             Values::File(file, _) => d.field("file", &file.path()),
@@ -166,30 +194,24 @@ fn check_distribution(d: &[f32], position: usize) -> Result<(), PayloadError> {
     Ok(())
 }
 
-/// The spans of an index (four bytes a board) and the number of probabilities they need.
-fn parse_index(index: &[u8]) -> Result<(Vec<[Span; 2]>, usize), PayloadError> {
-    let mut spans = Vec::with_capacity(index.len() / 4);
+/// The entries of an index (four bytes a board) and the number of probabilities they need.
+fn parse_index(index: &[u8]) -> Result<(Vec<Entry>, usize), PayloadError> {
+    let mut entries = Vec::with_capacity(index.len() / 4);
     let mut offset = 0usize;
     for (i, e) in index.chunks_exact(4).enumerate() {
-        let mut pair = [Span {
-            offset: 0,
-            start: 0,
-            len: 0,
-        }; 2];
-        for (slot, (start, len)) in pair.iter_mut().zip([(e[0], e[1]), (e[2], e[3])]) {
+        for (start, len) in [(e[0], e[1]), (e[2], e[3])] {
             if let Some(e) = bad_span(i, start, len) {
                 return Err(e);
             }
-            *slot = Span {
-                offset: offset as u32,
-                start,
-                len,
-            };
-            offset += len as usize;
         }
-        spans.push(pair);
+        entries.push(Entry {
+            offset: offset as u32,
+            off: [e[0], e[1]],
+            first: [e[2], e[3]],
+        });
+        offset += e[1] as usize + e[3] as usize;
     }
-    Ok((spans, offset))
+    Ok((entries, offset))
 }
 
 fn f32s(bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
@@ -323,24 +345,23 @@ impl RaceTable {
         );
         let count = race_boards(points);
         let levels = spreads_by_pips(points);
-        // values[0] = 1.0: the distribution "0 rolls" of the empty board, and the first-checker
-        // distribution of every board with a checker off.
-        let done = Span {
+        // The empty board (rank 0): "0 rolls" for both distributions.
+        let done = Entry {
             offset: 0,
-            start: 0,
-            len: 1,
+            off: [0, 1],
+            first: [0, 1],
         };
-        let mut spans = vec![[done; 2]; count];
+        let mut index = vec![done; count];
         let mut means = vec![0.0f64; count];
         // The first-checker means of full boards (0 for a board with a checker off).
         let mut first_means = vec![0.0f64; count];
-        let mut values = vec![1.0f32];
+        let mut values = vec![1.0f32, 1.0];
         let mut solved_boards = 1;
         for level in levels.iter().skip(1) {
-            let (spans_ro, values_ro) = (&spans, &values);
+            let (index_ro, values_ro) = (&index, &values);
             let (means_ro, first_ro) = (&means, &first_means);
             let dist = |r: usize, which: usize, into: &mut [f64; RACE_MAX_ROLLS], w: f64| {
-                let span = spans_ro[r][which];
+                let span = index_ro[r].span(which);
                 let at = span.offset as usize;
                 let start = span.start as usize + 1;
                 assert!(
@@ -380,7 +401,7 @@ impl RaceTable {
                         dist(best, 0, &mut off, w);
                         if full {
                             // A child with a checker off has "0 rolls" as its first-checker
-                            // distribution (the shared span), so this adds w at one roll.
+                            // distribution, so this adds w at one roll.
                             dist(best_first, 1, &mut first, w);
                         }
                     }
@@ -390,24 +411,23 @@ impl RaceTable {
             for (r, mut off, first) in solved {
                 let (a, b) = trim(&mut off);
                 means[r] = mean_of(&off[a..b]) + a as f64;
-                let mut pair = [done; 2];
-                pair[0] = Span {
+                let mut entry = Entry {
                     offset: values.len() as u32,
-                    start: a as u8,
-                    len: (b - a) as u8,
+                    off: [a as u8, (b - a) as u8],
+                    // With a checker off: "0 rolls", stored after the bear-off distribution.
+                    first: [0, 1],
                 };
                 values.extend(off[a..b].iter().map(|&p| p as f32));
-                if let Some(mut first) = first {
-                    let (a, b) = trim(&mut first);
-                    first_means[r] = mean_of(&first[a..b]) + a as f64;
-                    pair[1] = Span {
-                        offset: values.len() as u32,
-                        start: a as u8,
-                        len: (b - a) as u8,
-                    };
-                    values.extend(first[a..b].iter().map(|&p| p as f32));
+                match first {
+                    Some(mut first) => {
+                        let (a, b) = trim(&mut first);
+                        first_means[r] = mean_of(&first[a..b]) + a as f64;
+                        entry.first = [a as u8, (b - a) as u8];
+                        values.extend(first[a..b].iter().map(|&p| p as f32));
+                    }
+                    None => values.push(1.0),
                 }
-                spans[r] = pair;
+                index[r] = entry;
             }
             solved_boards += level.len();
             progress(Progress {
@@ -417,7 +437,7 @@ impl RaceTable {
         }
         RaceTable {
             points,
-            spans,
+            index,
             values: Values::Memory(values),
         }
     }
@@ -430,17 +450,17 @@ impl RaceTable {
 
     /// The number of boards.
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.index.len()
     }
 
     /// Always false: the database holds every board.
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.index.is_empty()
     }
 
     /// The distribution of board `rank`'s span `which` (0: bear-off, 1: first checker).
     fn expand(&self, rank: usize, which: usize) -> Result<Vec<f64>, RaceError> {
-        let span = self.spans[rank][which];
+        let span = self.index[rank].span(which);
         let mut d = vec![0.0; span.start as usize];
         let (at, len) = (span.offset as usize, span.len as usize);
         match &self.values {
@@ -495,15 +515,15 @@ impl RaceTable {
 
     /// The payload of the file format (see the module documentation).
     fn payload(&self) -> Result<Vec<u8>, RaceError> {
-        let mut out = Vec::with_capacity(1 + 4 * self.spans.len());
+        let mut out = Vec::with_capacity(1 + 4 * self.index.len());
         out.push(self.points as u8);
-        for [o, f] in &self.spans {
-            out.extend_from_slice(&[o.start, o.len, f.start, f.len]);
+        for e in &self.index {
+            out.extend_from_slice(&[e.off[0], e.off[1], e.first[0], e.first[1]]);
         }
         // The values in index order (the build appends them level by level).
-        for r in 0..self.spans.len() {
+        for r in 0..self.index.len() {
             for which in 0..2 {
-                let start = self.spans[r][which].start as usize;
+                let start = self.index[r].span(which).start as usize;
                 for p in &self.expand(r, which)?[start..] {
                     out.extend_from_slice(&(*p as f32).to_le_bytes());
                 }
@@ -544,7 +564,7 @@ impl RaceTable {
     /// Opens a database written by [`RaceTable::save`], of whichever points it covers: checks
     /// its header, size and every block's checksum, reads its index, and leaves the
     /// probabilities in the file, read (and checked) when a distribution is asked for
-    /// (52 MB in memory for 10 points; about 0.2 s from a cached file).
+    /// (26 MB in memory for 10 points; about 0.1 s from a cached file).
     pub fn open(path: impl AsRef<Path>) -> Result<RaceTable, StoreError> {
         with_points(path.as_ref(), |p, n| RaceTable::open_points(p, n))
     }
@@ -580,7 +600,7 @@ impl RaceTable {
                 points: head[0] as usize,
             }));
         }
-        let (spans, total) = parse_index(&head[1..]).map_err(bad)?;
+        let (index, total) = parse_index(&head[1..]).map_err(bad)?;
         let base = 1 + 4 * n as u64;
         if len != base + 4 * total as u64 {
             return Err(bad(PayloadError::DataLength {
@@ -590,7 +610,7 @@ impl RaceTable {
         }
         Ok(RaceTable {
             points,
-            spans,
+            index,
             values: Values::File(file, base),
         })
     }
@@ -621,7 +641,7 @@ impl RaceTable {
             });
         }
         let (index, data) = payload[1..].split_at(4 * n);
-        let (spans, total) = parse_index(index)?;
+        let (index, total) = parse_index(index)?;
         if data.len() != 4 * total {
             return Err(PayloadError::DataLength {
                 found: data.len(),
@@ -629,15 +649,16 @@ impl RaceTable {
             });
         }
         let values: Vec<f32> = f32s(data).collect();
-        for (i, pair) in spans.iter().enumerate() {
-            for span in pair {
+        for (i, e) in index.iter().enumerate() {
+            for which in 0..2 {
+                let span = e.span(which);
                 let at = span.offset as usize;
                 check_distribution(&values[at..at + span.len as usize], i)?;
             }
         }
         Ok(RaceTable {
             points,
-            spans,
+            index,
             values: Values::Memory(values),
         })
     }
