@@ -17,9 +17,9 @@
 //! checker home) the two agree; the tests check it, and check the plays against the engine's
 //! full move generator.
 
+use super::spread::choose;
 use rayon::prelude::*;
 use tabula_engine::backgammon::Dice;
-use tabula_engine::combinatorics::binomial;
 
 use super::BoardError;
 
@@ -51,39 +51,19 @@ pub struct FewCheckers {
     values: Vec<f64>,
 }
 
-/// `C(n, k)` as an index.
-fn choose(n: usize, k: usize) -> usize {
-    binomial(n, k) as usize
-}
-
-/// The rank of a spread of `n` entries: with `p_1 ≥ … ≥ p_n` in `0..=24`, the values
-/// `q_i = p_i + n − i` are strictly decreasing, and the rank is `Σ C(q_i, n − i + 1)` (the
-/// combinatorial number system), a bijection onto `0..C(24 + n, n)`.
+/// The rank of a spread of `n` entries, a bijection onto `0..C(24 + n, n)`.
 fn rank(s: &Spread, n: usize) -> usize {
-    (0..n)
-        .map(|i| choose(s[i] as usize + n - 1 - i, n - i))
-        .sum()
+    super::spread::rank(s, n)
 }
 
 /// The spread of counts `points[0..24]` (point 1 first), `None` with more than `n` checkers.
 fn spread(points: &[u8], n: usize) -> Option<Spread> {
-    let mut s = [0u8; FEW_CHECKERS_LIMIT];
-    let mut k = 0;
-    for p in (1..=POINTS24).rev() {
-        for _ in 0..points[p - 1] {
-            if k == n {
-                return None;
-            }
-            s[k] = p as u8;
-            k += 1;
-        }
-    }
-    Some(s)
+    super::spread::from_counts(&points[..POINTS24], n)
 }
 
 /// Spreads after playing one die (appended to `out`; a finished board stays as it is).
 fn play_die(s: &Spread, n: usize, die: u8, out: &mut Vec<Spread>) {
-    super::moves::play_die_spread(s, n, die, out);
+    super::spread::play_die(s, n, die, out);
 }
 
 /// Every distinct board after playing `dice` from `s`, sorted: the plays as the tests see

@@ -37,6 +37,7 @@ mod index;
 mod moves;
 mod one_sided;
 mod race;
+mod spread;
 mod two_sided;
 
 use std::fmt;

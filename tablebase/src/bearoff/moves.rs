@@ -49,49 +49,6 @@ pub fn children(board: &Board, dice: Dice) -> Vec<Board> {
     })
 }
 
-/// A race board as a *spread*: the points of its first `n` checkers (of the `N` entries),
-/// highest first, 0 for a checker borne off. Appends the spreads after playing one die (a
-/// finished board stays as it is): a checker moves down, or, once every checker is home,
-/// bears off exactly or, with a larger die, from the highest point. In a race every die can
-/// be played while a checker is left, so this is every play of the die.
-pub(crate) fn play_die_spread<const N: usize>(
-    s: &[u8; N],
-    n: usize,
-    die: u8,
-    out: &mut Vec<[u8; N]>,
-) {
-    if s[0] == 0 {
-        out.push(*s);
-        return;
-    }
-    let home = s[0] <= 6;
-    for j in 0..n {
-        let p = s[j];
-        if p == 0 {
-            break; // the rest are off
-        }
-        if j > 0 && s[j - 1] == p {
-            continue; // the same point as the checker before
-        }
-        let mut next = *s;
-        if p > die {
-            next[j] = p - die;
-        } else if home && (p == die || j == 0) {
-            // Bearing off: exactly, or with a larger die from the highest point.
-            next[j] = 0;
-        } else {
-            continue;
-        }
-        // Keep it sorted: the entry that fell moves right past the entries now higher.
-        let mut k = j;
-        while k + 1 < n && next[k + 1] > next[k] {
-            next.swap(k, k + 1);
-            k += 1;
-        }
-        out.push(next);
-    }
-}
-
 /// Every distinct state after playing `dice` from `start`, sorted, given the states one die
 /// leads to (`die(state, d, out)` appends them): both orders of the two dice, or four times
 /// the die of a double, without repeats after each die.

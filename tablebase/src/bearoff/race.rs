@@ -38,9 +38,9 @@ use std::path::Path;
 
 use rayon::prelude::*;
 use tabula_engine::backgammon::Dice;
-use tabula_engine::combinatorics::binomial;
 
-use super::moves::{after_dice, play_die_spread};
+use super::moves::after_dice;
+use super::spread::{self, choose};
 use super::{BoardError, Progress};
 use crate::{Existing, Kind, PayloadError, StoreError, TargetLock};
 use tabula_store::StoreFile;
@@ -220,27 +220,19 @@ fn f32s(bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
 }
 
-/// `C(n, k)` as an index.
-fn choose(n: usize, k: usize) -> usize {
-    binomial(n, k) as usize
-}
-
 /// The number of boards of a database of `points` points.
 pub fn race_boards(points: usize) -> usize {
     choose(points + CHECKERS, CHECKERS)
 }
 
-/// The rank of a spread: with `p_1 ≥ … ≥ p_15`, the values `q_i = p_i + 15 − i` are strictly
-/// decreasing, and the rank is `Σ C(q_i, 15 − i + 1)`.
+/// The rank of a spread, a bijection onto `0..race_boards(points)`.
 fn rank(s: &Spread) -> usize {
-    (0..CHECKERS)
-        .map(|i| choose(s[i] as usize + CHECKERS - 1 - i, CHECKERS - i))
-        .sum()
+    spread::rank(s, CHECKERS)
 }
 
 /// Spreads after playing one die (appended to `out`; a finished board stays as it is).
 fn play_die(s: &Spread, die: u8, out: &mut Vec<Spread>) {
-    play_die_spread(s, CHECKERS, die, out);
+    spread::play_die(s, CHECKERS, die, out);
 }
 
 /// Every distinct board after playing `dice` from `s`, sorted (empty for a finished board).
@@ -286,22 +278,10 @@ fn spread_of(counts: &[u8; 25], points: usize) -> Result<Spread, BoardError> {
             points,
         });
     }
-    let total: usize = counts.iter().map(|&c| c as usize).sum();
-    if total > CHECKERS {
-        return Err(BoardError::TooManyCheckers {
-            checkers: total,
-            max: CHECKERS,
-        });
-    }
-    let mut s = [0u8; CHECKERS];
-    let mut k = 0;
-    for p in (1..=points).rev() {
-        for _ in 0..counts[p - 1] {
-            s[k] = p as u8;
-            k += 1;
-        }
-    }
-    Ok(s)
+    spread::from_counts(&counts[..points], CHECKERS).ok_or_else(|| BoardError::TooManyCheckers {
+        checkers: counts.iter().map(|&c| c as usize).sum(),
+        max: CHECKERS,
+    })
 }
 
 fn mean_of(d: &[f64]) -> f64 {
