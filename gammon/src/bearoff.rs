@@ -78,11 +78,8 @@ impl BearoffTable {
             let counts = pos.counts(side);
             // The cheap test first: most positions have a checker beyond the table's points.
             if counts[race.points()..].iter().all(|&c| c == 0) && !is_contact(pos) {
-                let off = race.distribution(&counts).ok()?;
-                let first = match gammonable {
-                    true => Some(race.first_off_distribution(&counts).ok()?),
-                    false => None,
-                };
+                let [off, first] = race.distributions(&counts).ok()?;
+                let first = gammonable.then_some(first);
                 return Some(OneSide { off, first });
             }
         }

@@ -141,12 +141,10 @@ impl EvaluatorArgs {
             Some(p) => load_bearoff(p)?,
             None => crate::backgammon::bearoff::cached(),
         };
-        let race = match &self.race_db {
-            Some(p) => Some(Arc::new(load_race_db(p)?)),
-            None => None,
-        };
+        let race = self.race_db.as_deref().map(load_race_db).transpose()?;
         Ok(Cow::Owned(
-            eval.into_owned().with_bearoff_tables(Arc::new(table), race),
+            eval.into_owned()
+                .with_bearoff_tables(Arc::new(table), race.map(Arc::new)),
         ))
     }
 }

@@ -151,26 +151,22 @@ fn probe_race(file: &Path, id: &str, json: bool) -> CliResult {
     let race = !tabula_gammon::inputs::is_contact(&pos);
     let side = |s: Side| {
         let counts = pos.counts(s);
-        let pips: u64 = counts
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| (i as u64 + 1) * u64::from(c))
-            .sum();
         let mut out = RaceSide {
             counts: counts.to_vec(),
-            pips,
+            pips: u64::from(pos.pips(s)),
             not_covered: None,
             mean_rolls: None,
             distribution: Vec::new(),
             first_off_mean: None,
         };
-        match (db.distribution(&counts), db.first_off_mean(&counts)) {
-            (Ok(d), Ok(first)) => {
-                out.mean_rolls = Some(d.iter().enumerate().map(|(k, p)| k as f64 * p).sum());
+        let mean = |d: &[f64]| d.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
+        match db.distributions(&counts) {
+            Ok([d, first]) => {
+                out.mean_rolls = Some(mean(&d));
+                out.first_off_mean = Some(mean(&first));
                 out.distribution = d;
-                out.first_off_mean = Some(first);
             }
-            (Err(e), _) | (_, Err(e)) => out.not_covered = Some(e.to_string()),
+            Err(e) => out.not_covered = Some(e.to_string()),
         }
         out
     };

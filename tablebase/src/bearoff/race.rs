@@ -439,26 +439,49 @@ impl RaceTable {
     }
 
     /// The distribution of board `rank`'s span `which` (0: bear-off, 1: first checker).
-    fn expand(&self, rank: usize, which: usize) -> Result<Vec<f64>, RaceError> {
-        let span = self.index[rank].span(which);
-        let mut d = vec![0.0; span.start as usize];
-        let (at, len) = (span.offset as usize, span.len as usize);
-        match &self.values {
-            Values::Memory(v) => d.extend(v[at..at + len].iter().map(|&p| f64::from(p))),
+    /// Both distributions of board `rank` (bear-off, first checker), from one read of the
+    /// file when it is opened (they are stored one after the other).
+    fn expand_both(&self, rank: usize) -> Result<[Vec<f64>; 2], RaceError> {
+        let e = self.index[rank];
+        let (off, first) = (e.span(0), e.span(1));
+        let (at, len) = (off.offset as usize, (off.len + first.len) as usize);
+        let read: Vec<f32>;
+        let p = match &self.values {
+            Values::Memory(v) => &v[at..at + len],
             Values::File(file, base) => {
-                let mut buf = [0u8; 4 * RACE_MAX_ROLLS];
+                let mut buf = [0u8; 8 * RACE_MAX_ROLLS];
                 let buf = &mut buf[..4 * len];
                 file.read_at(base + 4 * at as u64, buf)
                     .map_err(RaceError::Store)?;
-                let p: Vec<f32> = f32s(buf).collect();
+                read = f32s(buf).collect();
                 // The checksums say the file is as written; this, that it was written right.
-                check_distribution(&p, rank).map_err(|why| {
-                    RaceError::Store(StoreError::bad_payload(Some(file.path()), why))
-                })?;
-                d.extend(p.iter().map(|&p| f64::from(p)));
+                let (a, b) = read.split_at(off.len as usize);
+                check_distribution(a, rank)
+                    .and_then(|()| check_distribution(b, rank))
+                    .map_err(|why| {
+                        RaceError::Store(StoreError::bad_payload(Some(file.path()), why))
+                    })?;
+                &read
             }
-        }
-        Ok(d)
+        };
+        let (a, b) = p.split_at(off.len as usize);
+        let expand = |start: u8, d: &[f32]| {
+            let mut out = vec![0.0; start as usize];
+            out.extend(d.iter().map(|&p| f64::from(p)));
+            out
+        };
+        Ok([expand(off.start, a), expand(first.start, b)])
+    }
+
+    fn expand(&self, rank: usize, which: usize) -> Result<Vec<f64>, RaceError> {
+        let [off, first] = self.expand_both(rank)?;
+        Ok(if which == 0 { off } else { first })
+    }
+
+    /// Both distributions of `counts` at once (one lookup, one read of an opened file): the
+    /// rolls to bear off every checker, and to bear off the first one.
+    pub fn distributions(&self, counts: &[u8; 25]) -> Result<[Vec<f64>; 2], RaceError> {
+        self.expand_both(rank(&spread_of(counts, self.points)?))
     }
 
     /// `P(k rolls)` to bear off every checker of `counts` (a side's
@@ -502,9 +525,9 @@ impl RaceTable {
         }
         // The values in index order (the build appends them level by level).
         for r in 0..self.index.len() {
-            for which in 0..2 {
-                let start = self.index[r].span(which).start as usize;
-                for p in &self.expand(r, which)?[start..] {
+            let e = self.index[r];
+            for (d, start) in self.expand_both(r)?.iter().zip([e.off[0], e.first[0]]) {
+                for p in &d[start as usize..] {
                     out.extend_from_slice(&(*p as f32).to_le_bytes());
                 }
             }
@@ -568,13 +591,15 @@ impl RaceTable {
         }
         // Every block verified now, so that a damaged file is refused here rather than when
         // some race needs the part that is damaged.
+        // The index is the first part of that pass.
+        let mut head = vec![0u8; 1 + 4 * n];
         let mut reader = file.reader();
-        if let Err(e) = std::io::copy(&mut reader, &mut std::io::sink()) {
+        if let Err(e) = std::io::Read::read_exact(&mut reader, &mut head)
+            .and_then(|()| std::io::copy(&mut reader, &mut std::io::sink()))
+        {
             return Err(reader.store_error(e));
         }
         drop(reader);
-        let mut head = vec![0u8; 1 + 4 * n];
-        file.read_at(0, &mut head)?;
         if head[0] as usize != points {
             return Err(bad(PayloadError::BadPoints {
                 points: head[0] as usize,
