@@ -1,6 +1,7 @@
 //! `tabula engine`: the engine protocol (UGI for Bi-litaire and Pylos, UBGI for backgammon; see
 //! `tabula_protocol`) on stdin/stdout, or with `--listen ADDR` over TCP.
 
+use crate::backgammon::args::EvaluatorArgs;
 use crate::error::{CliError, CliResult};
 use clap::Args as ClapArgs;
 use std::time::Duration;
@@ -22,12 +23,21 @@ pub struct Args {
     /// With --listen: the largest Hash (MiB) one connection may set.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
     max_hash: u64,
+    #[command(flatten, next_help_heading = "Backgammon evaluator (UBGI sessions)")]
+    evaluator: EvaluatorArgs,
 }
 
 pub fn run(args: Args) -> CliResult {
+    // Read (or built into the cache) before the first line, so that a bad `--bearoff` or
+    // `--race-db` is an error at start rather than a session's.
+    let evaluator = Some(args.evaluator.load_for_process()?);
     let Some(addr) = args.listen else {
         let stdin = std::io::stdin();
-        return tabula_protocol::serve(stdin.lock(), std::io::stdout(), SessionConfig::default())
+        let config = SessionConfig {
+            evaluator,
+            ..SessionConfig::default()
+        };
+        return tabula_protocol::serve(stdin.lock(), std::io::stdout(), config)
             .map_err(|e| CliError::io(format!("engine: {e}")));
     };
     let listener = std::net::TcpListener::bind(&addr)
@@ -41,6 +51,7 @@ pub fn run(args: Args) -> CliResult {
         read_timeout: Duration::from_secs(args.timeout),
         session: SessionConfig {
             max_hash_mib: args.max_hash,
+            evaluator,
             ..ServerConfig::default().session
         },
     };

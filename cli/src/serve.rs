@@ -1,5 +1,6 @@
 //! `tabula serve --http ADDR`: the HTTP JSON API of `tabula_server`, on a tokio runtime.
 
+use crate::backgammon::args::EvaluatorArgs;
 use crate::error::{CliError, CliResult};
 use clap::Args as ClapArgs;
 use std::time::Duration;
@@ -45,6 +46,8 @@ pub struct Args {
     /// Connections open at once; more wait, unaccepted, in the listener's backlog.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65_536))]
     max_connections: u64,
+    #[command(flatten, next_help_heading = "Backgammon evaluator")]
+    evaluator: EvaluatorArgs,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -67,6 +70,9 @@ pub fn run(args: Args) -> CliResult {
         request_timeout: Duration::from_secs(args.timeout),
         header_read_timeout: Duration::from_secs(args.header_timeout),
         max_connections: usize::try_from(args.max_connections).unwrap_or(256),
+        // The nets with the exact race endings, as `backgammon hint` answers: read (or built
+        // into the cache) before the server listens, so that a bad file is an error at start.
+        evaluator: Some(args.evaluator.load_for_process()?),
     };
     // Before the runtime's threads exist, so that none of them gets an arena past the cap.
     tabula_server::tune_allocator();

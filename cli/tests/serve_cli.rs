@@ -125,3 +125,83 @@ fn the_binary_serves_the_web_page_with_its_limits_set() {
     assert!(script.starts_with("HTTP/1.1 200"));
     assert!(script.contains("/api/backgammon/plays"));
 }
+
+/// Five checkers left (one on the 7-point) against fifteen at home: after 6-5 the four left
+/// are in the few-checker table, whose gammon chance (0.153) the race net misses (about 0.05).
+const LATE_RACE: &str = "4P8PAAAPBAAAAA";
+
+/// The equity of the best 6-5 play of [`LATE_RACE`] that `backgammon hint` gives with `extra`.
+fn hint_equity(extra: &[&str]) -> f64 {
+    let out = common::command()
+        .args([
+            "backgammon",
+            "hint",
+            "--dice",
+            "65",
+            "--position",
+            LATE_RACE,
+        ])
+        .args(["--plies", "0", "--json"])
+        .args(extra)
+        .output()
+        .expect("run tabula backgammon hint");
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    v["moves"][0]["equity"].as_f64().expect("an equity")
+}
+
+/// The same, answered by `tabula serve` started with `extra`.
+fn served_equity(extra: &[&str]) -> f64 {
+    let mut child = common::command()
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula serve");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("serve: listening on http://")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    let body = format!(r#"{{"position":"{LATE_RACE}","dice":"65","plies":0}}"#);
+    let answer = request(
+        &addr,
+        &format!(
+            "POST /api/backgammon/evaluate HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let json = &answer[answer.find("\r\n\r\n").expect("a body") + 4..];
+    let v: serde_json::Value = serde_json::from_str(json).expect("JSON");
+    v["plays"][0]["equity"].as_f64().expect("an equity")
+}
+
+#[test]
+fn serve_values_race_endings_as_hint_does() {
+    let exact = hint_equity(&[]);
+    let net = hint_equity(&["--no-bearoff"]);
+    // The position tells the two evaluators apart: the few-checker table's gammons.
+    assert!(exact - net > 0.05, "exact {exact}, the net {net}");
+    assert_eq!(served_equity(&[]), exact);
+    assert_eq!(served_equity(&["--no-bearoff"]), net);
+}
+
+#[test]
+fn serve_refuses_a_missing_bearoff_file_with_exit_code_2() {
+    let out = common::command()
+        .args(["serve", "--http", "127.0.0.1:0", "--bearoff", "no-such.tdb"])
+        .output()
+        .expect("run tabula serve");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no-such.tdb"), "{err}");
+}

@@ -72,7 +72,7 @@ pub(crate) fn exp(x: f32) -> f32 {
 
 /// A dense net with one hidden layer of sigmoid units and [`OUTPUTS`] sigmoid outputs over
 /// the [`INPUTS`] inputs of [`Inputs`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Net {
     pub(crate) hidden: usize,
     /// Input-to-hidden weights, input-major: `w1[i * hidden + h]`.
@@ -81,6 +81,22 @@ pub struct Net {
     /// Hidden-to-output weights, output-major: `w2[k * hidden + h]`.
     pub(crate) w2: Vec<f32>,
     pub(crate) b2: [f32; OUTPUTS],
+}
+
+/// The net's shape and a checksum of its weights, not its tens of thousands of weights (an
+/// evaluator in a configuration or an assertion prints in a line).
+impl std::fmt::Debug for Net {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sum = |v: &[f32]| v.iter().map(|&w| f64::from(w)).sum::<f64>();
+        f.debug_struct("Net")
+            .field("inputs", &INPUTS)
+            .field("hidden", &self.hidden)
+            .field(
+                "weight_sum",
+                &(sum(&self.w1) + sum(&self.b1) + sum(&self.w2) + sum(&self.b2)),
+            )
+            .finish()
+    }
 }
 
 impl Net {

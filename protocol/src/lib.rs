@@ -114,6 +114,10 @@ pub struct SessionConfig {
     pub max_hash_mib: u64,
     /// The most search threads a client may set.
     pub max_threads: usize,
+    /// The backgammon evaluator of UBGI sessions. `None`: the built-in nets alone, without the
+    /// exact race endings; `tabula engine` gives them with the bearoff database, as `hint` and
+    /// `play` use them.
+    pub evaluator: Option<&'static tabula_gammon::Evaluator>,
 }
 
 impl Default for SessionConfig {
@@ -121,6 +125,7 @@ impl Default for SessionConfig {
         SessionConfig {
             max_hash_mib: 65536,
             max_threads: 256,
+            evaluator: None,
         }
     }
 }
@@ -197,7 +202,10 @@ impl Session {
                 reply
             }
             "ubgi" => {
-                let mut s = ubgi::Ubgi::new();
+                let mut s = match self.config.evaluator {
+                    Some(eval) => ubgi::Ubgi::with_evaluator(eval),
+                    None => ubgi::Ubgi::new(),
+                };
                 let reply = s.handle(line);
                 self.mode = Mode::Ubgi(Box::new(s));
                 reply

@@ -28,6 +28,7 @@ impl Default for ServerConfig {
             session: SessionConfig {
                 max_hash_mib: 1024,
                 max_threads: 4,
+                evaluator: None,
             },
         }
     }

@@ -34,7 +34,7 @@ use tabula_engine::backgammon::{Dice, Play, Position, XgDice, Xgid};
 use tabula_gammon::advisor::Advisor;
 use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::search::MAX_PLIES;
-use tabula_gammon::{weights, Probabilities, SearchOptions};
+use tabula_gammon::{weights, Evaluator, Probabilities, SearchOptions};
 
 /// The largest cube value accepted (2^15).
 const MAX_CUBE: u32 = 1 << 15;
@@ -50,6 +50,8 @@ const NO_PLAY: &str = "pass";
 /// over a session).
 pub struct Ubgi {
     plies: u8,
+    /// `None`: the built-in nets alone.
+    evaluator: Option<&'static Evaluator>,
     advisor: Option<Advisor<'static>>,
     /// 0 for money.
     match_length: u32,
@@ -149,6 +151,7 @@ impl Ubgi {
     pub fn new() -> Ubgi {
         Ubgi {
             plies: SearchOptions::default().plies,
+            evaluator: None,
             advisor: None,
             match_length: 0,
             jacoby: false,
@@ -161,6 +164,15 @@ impl Ubgi {
             position: None,
             dice: None,
             quit: false,
+        }
+    }
+
+    /// The same, answering with `eval` (for instance the nets with the exact race endings of
+    /// the bearoff database) instead of the built-in nets alone.
+    pub fn with_evaluator(eval: &'static Evaluator) -> Ubgi {
+        Ubgi {
+            evaluator: Some(eval),
+            ..Ubgi::new()
         }
     }
 
@@ -238,12 +250,15 @@ impl Ubgi {
             self.advisor = None;
         }
         if self.advisor.is_none() {
-            let eval = weights::builtin().map_err(|e| {
-                ProtocolError::new(
-                    ErrorCode::UnsupportedFeature,
-                    format!("the built-in weights do not load: {e}"),
-                )
-            })?;
+            let eval = match self.evaluator {
+                Some(eval) => eval,
+                None => weights::builtin().map_err(|e| {
+                    ProtocolError::new(
+                        ErrorCode::UnsupportedFeature,
+                        format!("the built-in weights do not load: {e}"),
+                    )
+                })?,
+            };
             let options = SearchOptions {
                 plies: self.plies,
                 ..SearchOptions::default()

@@ -62,8 +62,14 @@ pub struct WildbgMoveResponse {
     pub moves: Vec<WildbgMove>,
 }
 
-fn evaluator() -> Result<&'static Evaluator, ApiError> {
-    weights::builtin().map_err(|e| ApiError::internal(format!("the built-in weights: {e}")))
+/// The server's evaluator: the configured one, else the built-in nets alone.
+fn evaluator(state: &Shared) -> Result<&'static Evaluator, ApiError> {
+    match state.config.evaluator {
+        Some(eval) => Ok(eval),
+        None => {
+            weights::builtin().map_err(|e| ApiError::internal(format!("the built-in weights: {e}")))
+        }
+    }
 }
 
 fn options(plies: u8) -> SearchOptions {
@@ -135,7 +141,7 @@ pub(crate) async fn wildbg_move(
     let dice = Dice::new(d1, d2).map_err(|e| ApiError::bad(format!("die1, die2: {e}")))?;
     let pos = wildbg_position(&q)?;
     let plies = plies_of(&state, q.number("plies", 0..=u8::MAX)?, "plies")?;
-    let eval = evaluator()?;
+    let eval = evaluator(&state)?;
     let moves = run_search(&state, move |_| {
         let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY);
         let ranked = advisor.plays(&pos, dice);
@@ -229,7 +235,7 @@ pub(crate) async fn evaluate(
             "position: the game is over: nothing to evaluate",
         ));
     }
-    let eval = evaluator()?;
+    let eval = evaluator(&state)?;
     let report = run_search(&state, move |_| {
         let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY);
         let cube = advisor.cube(&pos, &cube_state(m.as_ref()));

@@ -80,6 +80,10 @@ pub struct ServerConfig {
     pub header_read_timeout: Duration,
     /// Connections open at once (at least 1); more wait, unaccepted, in the listener's backlog.
     pub max_connections: usize,
+    /// The backgammon evaluator. `None`: the built-in nets alone, without the exact race
+    /// endings; `tabula serve` gives them with the bearoff database, as `backgammon hint` and
+    /// `play` use them.
+    pub evaluator: Option<&'static tabula_gammon::Evaluator>,
 }
 
 impl Default for ServerConfig {
@@ -97,6 +101,7 @@ impl Default for ServerConfig {
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
             max_connections: 256,
+            evaluator: None,
         }
     }
 }

@@ -107,7 +107,8 @@ pub(crate) fn with_threads<R: Send>(
         .map_err(|e| CliError::internal(e.to_string()).with_source(e))
 }
 
-/// The evaluator options of `hint`, `external` and `play`.
+/// The evaluator options of `hint`, `external`, `play`, `rollout`, `label`, and of the servers
+/// (`engine`, `serve`).
 #[derive(ClapArgs, Debug)]
 pub(crate) struct EvaluatorArgs {
     /// Weights file (default: the shipped weights).
@@ -146,6 +147,15 @@ impl EvaluatorArgs {
             eval.into_owned()
                 .with_bearoff_tables(Arc::new(table), race.map(Arc::new)),
         ))
+    }
+
+    /// [`EvaluatorArgs::load`], for the life of the process: the servers' sessions and
+    /// requests share it (the nets and tables are read once, when the server starts).
+    pub(crate) fn load_for_process(&self) -> Result<&'static Evaluator, CliError> {
+        Ok(match self.load()? {
+            Cow::Borrowed(eval) => eval,
+            Cow::Owned(eval) => Box::leak(Box::new(eval)),
+        })
     }
 }
 
