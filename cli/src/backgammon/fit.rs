@@ -51,8 +51,8 @@ pub struct FitArgs {
     /// Hold out the labels of every K-th chunk of each file (chunk numbers K−1, 2K−1, …).
     #[arg(long = "hold-out", default_value_t = 10, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
     hold_out: u64,
-    /// Widen the contact net to this many hidden units first (new units start with zero
-    /// output weights, so the net starts as it was).
+    /// Widen the contact net to this many hidden units first (`--widen` says how the new
+    /// units start; by default the net starts nearly as it was).
     #[arg(long = "contact-hidden")]
     contact_hidden: Option<usize>,
     /// The same for the race net.
