@@ -208,24 +208,15 @@ fn tcp_idle_clients_are_closed_after_the_read_timeout() {
     child.wait().unwrap();
 }
 
-/// The `pgammon` of UBGI's best 6-5 play in `4P8PAAAPBAAAAA` (five checkers left, one on the
-/// 7-point, against fifteen at home), from `tabula engine` started with `extra`.
+/// The `pgammon` of UBGI's best 6-5 play in [`common::LATE_RACE`], from `tabula engine`
+/// started with `extra`.
 fn ubgi_gammon(extra: &[&str]) -> f64 {
-    let out = common::command()
-        .arg("engine")
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            child.stdin.take().unwrap().write_all(
-                b"ubgi\nsetoption name Plies value 0\nposition gnubgid 4P8PAAAPBAAAAA\n\
-                  dice 6 5\ngo role chequer\n",
-            )?;
-            child.wait_with_output()
-        })
-        .expect("run tabula engine");
+    let args: Vec<&str> = ["engine"].iter().chain(extra).copied().collect();
+    let input = format!(
+        "ubgi\nsetoption name Plies value 0\nposition gnubgid {}\ndice 6 5\ngo role chequer\n",
+        common::LATE_RACE
+    );
+    let out = common::tabula_with_input(&args, &input);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     let info = text
@@ -237,22 +228,6 @@ fn ubgi_gammon(extra: &[&str]) -> f64 {
     words[at + 1].parse().expect("a number")
 }
 
-/// The same from `backgammon hint --json` with `extra`.
-fn hint_gammon(extra: &[&str]) -> f64 {
-    let out = common::command()
-        .args(["backgammon", "hint", "--dice", "65", "--position"])
-        .arg("4P8PAAAPBAAAAA")
-        .args(["--plies", "0", "--json"])
-        .args(extra)
-        .output()
-        .expect("run tabula backgammon hint");
-    assert!(out.status.success(), "{out:?}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    v["moves"][0]["probabilities"][1]
-        .as_f64()
-        .expect("a probability")
-}
-
 #[test]
 fn ubgi_values_race_endings_as_hint_does() {
     // After 6-5 four checkers are left: the few-checker table values the race exactly (a
@@ -260,20 +235,17 @@ fn ubgi_values_race_endings_as_hint_does() {
     let exact = ubgi_gammon(&[]);
     let net = ubgi_gammon(&["--no-bearoff"]);
     assert!(exact - net > 0.05, "exact {exact}, the net {net}");
+    let hint =
+        |extra: &[&str]| common::late_race_hint(extra)["moves"][0]["probabilities"][1].as_f64();
     // UBGI prints four decimals.
-    assert!((exact - hint_gammon(&[])).abs() < 1e-4, "{exact}");
-    assert!((net - hint_gammon(&["--no-bearoff"])).abs() < 1e-4, "{net}");
+    assert!((exact - hint(&[]).unwrap()).abs() < 1e-4, "{exact}");
+    assert!(
+        (net - hint(&["--no-bearoff"]).unwrap()).abs() < 1e-4,
+        "{net}"
+    );
 }
 
 #[test]
 fn engine_refuses_a_missing_race_file_with_exit_code_2() {
-    let out = common::command()
-        .args(["engine", "--race-db", "no-such.tdb"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run tabula engine");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("no-such.tdb"), "{err}");
+    common::assert_bad_input(&["engine", "--race-db", "no-such.tdb"], "no-such.tdb");
 }

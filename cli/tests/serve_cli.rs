@@ -5,7 +5,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 fn request(addr: &str, text: &str) -> String {
@@ -17,11 +17,12 @@ fn request(addr: &str, text: &str) -> String {
     out
 }
 
-#[test]
-fn serve_answers_http_on_the_address_it_prints() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .env("TABULA_CACHE_DIR", common::cache_dir())
-        .args(["serve", "--http", "127.0.0.1:0", "--max-time", "2000"])
+/// Starts `tabula serve --http 127.0.0.1:0` with `extra`; returns it with the address it
+/// prints.
+fn serve(extra: &[&str]) -> (Child, String) {
+    let mut child = common::command()
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -34,6 +35,12 @@ fn serve_answers_http_on_the_address_it_prints() {
         .strip_prefix("serve: listening on http://")
         .unwrap_or_else(|| panic!("{line}"))
         .to_string();
+    (child, addr)
+}
+
+#[test]
+fn serve_answers_http_on_the_address_it_prints() {
+    let (mut child, addr) = serve(&["--max-time", "2000"]);
     let health = request(
         &addr,
         "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
@@ -90,22 +97,7 @@ fn out_of_range_limits_are_refused_with_exit_code_2() {
 
 #[test]
 fn the_binary_serves_the_web_page_with_its_limits_set() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .env("TABULA_CACHE_DIR", common::cache_dir())
-        .args(["serve", "--http", "127.0.0.1:0", "--max-connections", "1"])
-        .args(["--header-timeout", "5"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula serve");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("serve: listening on http://")
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (mut child, addr) = serve(&["--max-connections", "1", "--header-timeout", "5"]);
     // One connection at a time: each is answered and closed before the next is accepted.
     let get = |path: &str| {
         request(
@@ -126,48 +118,14 @@ fn the_binary_serves_the_web_page_with_its_limits_set() {
     assert!(script.contains("/api/backgammon/plays"));
 }
 
-/// Five checkers left (one on the 7-point) against fifteen at home: after 6-5 the four left
-/// are in the few-checker table, whose gammon chance (0.153) the race net misses (about 0.05).
-const LATE_RACE: &str = "4P8PAAAPBAAAAA";
-
-/// The equity of the best 6-5 play of [`LATE_RACE`] that `backgammon hint` gives with `extra`.
-fn hint_equity(extra: &[&str]) -> f64 {
-    let out = common::command()
-        .args([
-            "backgammon",
-            "hint",
-            "--dice",
-            "65",
-            "--position",
-            LATE_RACE,
-        ])
-        .args(["--plies", "0", "--json"])
-        .args(extra)
-        .output()
-        .expect("run tabula backgammon hint");
-    assert!(out.status.success(), "{out:?}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    v["moves"][0]["equity"].as_f64().expect("an equity")
-}
-
-/// The same, answered by `tabula serve` started with `extra`.
+/// The equity of the best 6-5 play of [`common::LATE_RACE`], answered by `tabula serve`
+/// started with `extra`.
 fn served_equity(extra: &[&str]) -> f64 {
-    let mut child = common::command()
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula serve");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("serve: listening on http://")
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
-    let body = format!(r#"{{"position":"{LATE_RACE}","dice":"65","plies":0}}"#);
+    let (mut child, addr) = serve(extra);
+    let body = format!(
+        r#"{{"position":"{}","dice":"65","plies":0}}"#,
+        common::LATE_RACE
+    );
     let answer = request(
         &addr,
         &format!(
@@ -186,8 +144,8 @@ fn served_equity(extra: &[&str]) -> f64 {
 
 #[test]
 fn serve_values_race_endings_as_hint_does() {
-    let exact = hint_equity(&[]);
-    let net = hint_equity(&["--no-bearoff"]);
+    let hint = |extra: &[&str]| common::late_race_hint(extra)["moves"][0]["equity"].as_f64();
+    let (exact, net) = (hint(&[]).unwrap(), hint(&["--no-bearoff"]).unwrap());
     // The position tells the two evaluators apart: the few-checker table's gammons.
     assert!(exact - net > 0.05, "exact {exact}, the net {net}");
     assert_eq!(served_equity(&[]), exact);
@@ -196,12 +154,8 @@ fn serve_values_race_endings_as_hint_does() {
 
 #[test]
 fn serve_refuses_a_missing_bearoff_file_with_exit_code_2() {
-    let out = common::command()
-        .args(["serve", "--http", "127.0.0.1:0", "--bearoff", "no-such.tdb"])
-        .output()
-        .expect("run tabula serve");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("no-such.tdb"), "{err}");
+    common::assert_bad_input(
+        &["serve", "--http", "127.0.0.1:0", "--bearoff", "no-such.tdb"],
+        "no-such.tdb",
+    );
 }

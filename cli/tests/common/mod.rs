@@ -118,6 +118,26 @@ pub fn assert_bad_input(args: &[&str], needle: &str) {
     assert!(!err.contains("panicked"), "{args:?}: {err}");
 }
 
+/// Five checkers left (one on the 7-point) against fifteen at home: after 6-5 the four left are
+/// in the few-checker table, whose gammon chance (about 0.15) the race net misses (about 0.05).
+pub const LATE_RACE: &str = "4P8PAAAPBAAAAA";
+
+/// `backgammon hint --json` of [`LATE_RACE`] and 6-5 at 0 plies, with `extra`.
+pub fn late_race_hint(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "backgammon",
+        "hint",
+        "--dice",
+        "65",
+        "--plies",
+        "0",
+        "--json",
+    ];
+    args.extend(["--position", LATE_RACE]);
+    args.extend(extra);
+    json_output(&args)
+}
+
 /// A weights file the CLI made plays: a 0-ply hint from the start with 31 ranks its 16 plays.
 pub fn assert_weights_play(weights: &Path) {
     let v = json_output(&[
