@@ -859,9 +859,10 @@ mod tests {
     /// shipped between). That net (hash `0xfcbd_3dc1_d581_b201`) was last fitted the same way
     /// on a third run of contact labels, made over the shipped weights of stop 40 (`label
     /// --contact-only --seed 43`, 354,689 labels; `fit --alpha 0.03 --anneal --patience 8
-    /// --epochs 300`; docs/results.md, "The contact net on labels of its own 160-unit net"). The crashed net (hash `0xf9b4_73dd_0186_5f0b` before) was then split
-    /// to 160 units too and fitted the same way on a fresh run of crashed labels made over
-    /// the weights with the 150-epoch contact net (docs/results.md, "A wider contact net").
+    /// --epochs 300`; docs/results.md, "The contact net on labels of its own 160-unit net").
+    /// The crashed net (hash `0xf9b4_73dd_0186_5f0b` before) was then split to 160 units too
+    /// and fitted the same way on a fresh run of crashed labels made over the weights with the
+    /// 150-epoch contact net (docs/results.md, "A wider contact net").
     /// The crashed net (hash `0xa85a_a72e_8fde_55d5` before) was last fitted on Tabula's own
     /// rollouts of drawn late hits (`label --source late-hit --rollout-trials 144`), anchored
     /// by 2-ply labels of crashed positions from self-play, in two rounds, the second labelled
