@@ -17,6 +17,18 @@ fn request(addr: &str, text: &str) -> String {
     out
 }
 
+/// The answer to a POST of the JSON `body` to `path`.
+fn post(addr: &str, path: &str, body: &str) -> String {
+    request(
+        addr,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
 /// Starts `tabula serve --http 127.0.0.1:0` with `extra`; returns it with the address it
 /// prints.
 fn serve(extra: &[&str]) -> (Child, String) {
@@ -47,15 +59,7 @@ fn serve_answers_http_on_the_address_it_prints() {
     );
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");
     assert!(health.contains(r#""status":"ok""#), "{health}");
-    let body = r#"{"position":"nonsense"}"#;
-    let bad = request(
-        &addr,
-        &format!(
-            "POST /api/pylos/best HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        ),
-    );
+    let bad = post(&addr, "/api/pylos/best", r#"{"position":"nonsense"}"#);
     assert!(bad.starts_with("HTTP/1.1 400"), "{bad}");
     assert!(bad.contains(r#""kind":"bad_input""#), "{bad}");
     let v = request(
@@ -126,14 +130,7 @@ fn served_equity(extra: &[&str]) -> f64 {
         r#"{{"position":"{}","dice":"65","plies":0}}"#,
         common::LATE_RACE
     );
-    let answer = request(
-        &addr,
-        &format!(
-            "POST /api/backgammon/evaluate HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        ),
-    );
+    let answer = post(&addr, "/api/backgammon/evaluate", &body);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");

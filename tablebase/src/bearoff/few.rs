@@ -17,7 +17,7 @@
 //! checker home) the two agree; the tests check it, and check the plays against the engine's
 //! full move generator.
 
-use super::spread::choose;
+use super::spread::{choose, from_counts, play_die, rank};
 use rayon::prelude::*;
 use tabula_engine::backgammon::Dice;
 
@@ -49,21 +49,6 @@ pub struct FewCheckers {
     spans: Vec<(u32, u8, u8)>,
     means: Vec<f64>,
     values: Vec<f64>,
-}
-
-/// The rank of a spread of `n` entries, a bijection onto `0..C(24 + n, n)`.
-fn rank(s: &Spread, n: usize) -> usize {
-    super::spread::rank(s, n)
-}
-
-/// The spread of counts `points[0..24]` (point 1 first), `None` with more than `n` checkers.
-fn spread(points: &[u8], n: usize) -> Option<Spread> {
-    super::spread::from_counts(&points[..POINTS24], n)
-}
-
-/// Spreads after playing one die (appended to `out`; a finished board stays as it is).
-fn play_die(s: &Spread, n: usize, die: u8, out: &mut Vec<Spread>) {
-    super::spread::play_die(s, n, die, out);
 }
 
 /// Every distinct board after playing `dice` from `s`, sorted: the plays as the tests see
@@ -215,10 +200,11 @@ impl FewCheckers {
         if counts[24] > 0 {
             return Err(BoardError::OnTheBar);
         }
-        let s = spread(&counts[..24], n).ok_or_else(|| BoardError::TooManyCheckers {
-            checkers: counts[..24].iter().map(|&c| c as usize).sum(),
-            max: n,
-        })?;
+        let s: Spread =
+            from_counts(&counts[..POINTS24], n).ok_or_else(|| BoardError::TooManyCheckers {
+                checkers: counts[..24].iter().map(|&c| c as usize).sum(),
+                max: n,
+            })?;
         Ok(rank(&s, n))
     }
 
@@ -290,7 +276,13 @@ mod tests {
                 let mut engine: Vec<Spread> = pos
                     .plays(dice)
                     .iter()
-                    .map(|p| spread(&p.result().counts(Side::Opponent)[..24], n).unwrap())
+                    .map(|p| {
+                        from_counts::<FEW_CHECKERS_LIMIT>(
+                            &p.result().counts(Side::Opponent)[..24],
+                            n,
+                        )
+                        .unwrap()
+                    })
                     .collect();
                 engine.sort_unstable();
                 engine.dedup();
