@@ -17,6 +17,14 @@ fn request(addr: &str, text: &str) -> String {
     out
 }
 
+/// The answer to a GET of `path`.
+fn get(addr: &str, path: &str) -> String {
+    request(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+    )
+}
+
 /// The answer to a POST of the JSON `body` to `path`.
 fn post(addr: &str, path: &str, body: &str) -> String {
     request(
@@ -53,19 +61,13 @@ fn serve(extra: &[&str]) -> (Child, String) {
 #[test]
 fn serve_answers_http_on_the_address_it_prints() {
     let (mut child, addr) = serve(&["--max-time", "2000"]);
-    let health = request(
-        &addr,
-        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-    );
+    let health = get(&addr, "/health");
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");
     assert!(health.contains(r#""status":"ok""#), "{health}");
     let bad = post(&addr, "/api/pylos/best", r#"{"position":"nonsense"}"#);
     assert!(bad.starts_with("HTTP/1.1 400"), "{bad}");
     assert!(bad.contains(r#""kind":"bad_input""#), "{bad}");
-    let v = request(
-        &addr,
-        "GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-    );
+    let v = get(&addr, "/version");
     assert!(v.contains(r#""max_time_ms":2000"#), "{v}");
     child.kill().unwrap();
     child.wait().unwrap();
@@ -103,14 +105,8 @@ fn out_of_range_limits_are_refused_with_exit_code_2() {
 fn the_binary_serves_the_web_page_with_its_limits_set() {
     let (mut child, addr) = serve(&["--max-connections", "1", "--header-timeout", "5"]);
     // One connection at a time: each is answered and closed before the next is accepted.
-    let get = |path: &str| {
-        request(
-            &addr,
-            &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
-        )
-    };
-    let page = get("/");
-    let script = get("/static/app.js");
+    let page = get(&addr, "/");
+    let script = get(&addr, "/static/app.js");
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");

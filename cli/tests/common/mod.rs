@@ -127,13 +127,14 @@ pub fn late_race_hint(extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
         "backgammon",
         "hint",
+        "--position",
+        LATE_RACE,
         "--dice",
         "65",
         "--plies",
         "0",
         "--json",
     ];
-    args.extend(["--position", LATE_RACE]);
     args.extend(extra);
     json_output(&args)
 }
