@@ -856,14 +856,7 @@ mod tests {
     /// `0x7704_5981_10bd_c146` shipped between): each of the 80 units split in two (`fit
     /// --contact-hidden 160`, which splits) and a slower-falling step size (`--anneal
     /// --patience 8`, 300 epochs; `0x54d6_85cf_6b84_ceb8` with `--patience 4`, 150 epochs,
-    /// shipped between). That net (hash `0xfcbd_3dc1_d581_b201`) was last fitted the same way
-    /// on a third run of contact labels, made over the shipped weights of stop 40 (`label
-    /// --contact-only --seed 43`, 354,689 labels; `fit --alpha 0.03 --anneal --patience 8
-    /// --epochs 300`; docs/results.md, "The contact net on labels of its own 160-unit net"),
-    /// and again (hash `0x536c_71b2_d807_589c` between) on a fourth run made over that net
-    /// (`label --contact-only --seed 44`, 334,635 labels; the same fit; docs/results.md, "A
-    /// fourth round of contact labels").
-    /// The crashed net (hash `0xf9b4_73dd_0186_5f0b` before) was then split to 160 units too
+    /// shipped between). The crashed net (hash `0xf9b4_73dd_0186_5f0b` before) was then split to 160 units too
     /// and fitted the same way on a fresh run of crashed labels made over the weights with the
     /// 150-epoch contact net (docs/results.md, "A wider contact net").
     /// The crashed net (hash `0xa85a_a72e_8fde_55d5` before) was last fitted on Tabula's own
@@ -878,7 +871,13 @@ mod tests {
     /// --rollout-plies 1 --rollout-trials 36`) of positions with checkers back against a
     /// side still in play (`--source back-in-play`) and of more back-checkers positions, the
     /// late-hit rollouts kept among the labels, one round (docs/results.md, "Checkers back
-    /// against a side in play").
+    /// against a side in play"). Last, the 160-unit contact net (hash `0xfcbd_3dc1_d581_b201`
+    /// then) was fitted the same way on a third run of contact labels, made over the shipped
+    /// weights of stop 40 (`label --contact-only --seed 43`, 354,689 labels; `fit --alpha 0.03
+    /// --anneal --patience 8 --epochs 300`; docs/results.md, "The contact net on labels of its
+    /// own 160-unit net"), and again (hash `0x536c_71b2_d807_589c` between) on a fourth run
+    /// made over that net (`label --contact-only --seed 44`, 334,635 labels; the same fit;
+    /// docs/results.md, "A fourth round of contact labels").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));

@@ -202,7 +202,7 @@ impl FewCheckers {
         }
         let s: Spread =
             from_counts(&counts[..POINTS24], n).ok_or_else(|| BoardError::TooManyCheckers {
-                checkers: counts[..24].iter().map(|&c| c as usize).sum(),
+                checkers: counts[..POINTS24].iter().map(|&c| c as usize).sum(),
                 max: n,
             })?;
         Ok(rank(&s, n))

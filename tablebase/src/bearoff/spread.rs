@@ -39,8 +39,8 @@ pub(crate) fn from_counts<const N: usize>(counts: &[u8], n: usize) -> Option<[u8
 
 /// Appends the spreads after playing one die (a finished board stays as it is): a checker
 /// moves down, or, once every checker is home, bears off exactly or, with a larger die, from
-/// the highest point. In a race every die can
-/// be played while a checker is left, so this is every play of the die.
+/// the highest point. In a race every die can be played while a checker is left, so this is
+/// every play of the die.
 pub(crate) fn play_die<const N: usize>(s: &[u8; N], n: usize, die: u8, out: &mut Vec<[u8; N]>) {
     if s[0] == 0 {
         out.push(*s);
