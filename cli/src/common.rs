@@ -4,7 +4,7 @@ use crate::error::{CliError, CliResult};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 use tabula_api::report::{MoveEntry, MovesReport, PerftReport};
-use tabula_engine::perft::{divide_with, perft};
+use tabula_engine::perft::{divide_with, perft, PerftStep};
 use tabula_engine::Game;
 
 /// `perft --depth D [--divide] [--json]` for any game: JSON [`PerftReport`] (`{"depth": D,
@@ -13,10 +13,8 @@ use tabula_engine::Game;
 pub fn run_perft<G: Game>(pos: &G, depth: u32, split: bool, json: bool) -> CliResult {
     let started = Instant::now();
     let (nodes, parts) = if depth >= 2 || (split && depth > 0) {
-        let mut progress = PerftProgress::new(started);
-        let parts = divide_with(pos, depth, |done, total, nodes| {
-            progress.update(done, total, nodes)
-        });
+        let mut progress = PerftProgress::new(started, depth);
+        let parts = divide_with(pos, depth, |step| progress.update(step));
         progress.finish();
         (parts.iter().map(|(_, n)| n).sum(), split.then_some(parts))
     } else {
@@ -74,35 +72,89 @@ fn perft_progress_after() -> Duration {
         .map_or(Duration::from_secs(2), Duration::from_secs_f64)
 }
 
-/// Progress of a long perft on stderr, one step per first move counted: a bar rewritten in
-/// place on a terminal, a plain line per step otherwise (a log, a pipe).
+/// Progress of a long perft on stderr: a step per first move counted, and inside a first move
+/// one every second on a terminal (every ten in a log), so that a perft whose first move alone
+/// runs for hours shows it is moving. A bar rewritten in place on a terminal, a plain line per
+/// step otherwise (a log, a pipe).
 pub struct PerftProgress {
     started: Instant,
     after: Duration,
     terminal: bool,
     shown: bool,
+    last: Instant,
+    depth: u32,
 }
 
 impl PerftProgress {
-    pub fn new(started: Instant) -> PerftProgress {
+    /// Progress of a perft of `depth` plies started at `started`.
+    pub fn new(started: Instant, depth: u32) -> PerftProgress {
         PerftProgress {
+            depth,
             started,
             after: perft_progress_after(),
             terminal: std::io::stderr().is_terminal(),
             shown: false,
+            last: started,
         }
     }
 
-    /// `done` of `total` first moves counted, `nodes` so far.
-    pub fn update(&mut self, done: usize, total: usize, nodes: u64) {
+    /// Shows `step` if the perft has run long enough (and, inside a first move, if the last
+    /// line is old enough).
+    pub fn update(&mut self, step: &PerftStep) {
         let elapsed = self.started.elapsed();
         if elapsed < self.after {
             return;
         }
-        let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
-        let text = format!("perft: {done}/{total} first moves, {nodes} nodes, {rate:.0} nodes/s");
-        show_step(self.terminal, done, total, &text);
+        let seconds = elapsed.as_secs_f64().max(1e-9);
+        let text = if step.first_move_done {
+            let rate = step.nodes as f64 / seconds;
+            format!(
+                "perft: {}/{} first moves, {} nodes, {rate:.0} nodes/s",
+                step.done, step.total, step.nodes
+            )
+        } else {
+            // `TABULA_PERFT_PROGRESS_AFTER=0` shows every step, these too.
+            let every = if self.after.is_zero() {
+                Duration::ZERO
+            } else {
+                Duration::from_secs(if self.terminal { 1 } else { 10 })
+            };
+            let since = if self.shown {
+                self.last.elapsed()
+            } else {
+                elapsed
+            };
+            if since < every {
+                return;
+            }
+            let percent = step.fraction * 100.0;
+            let share = if percent >= 0.01 || percent == 0.0 {
+                format!("{percent:.2}%")
+            } else {
+                format!("{percent:.1e}%")
+            };
+            // A depth past the end of every game walked so far counts nothing and may never end.
+            let short = if step.longest < self.depth {
+                format!(
+                    "; no line reaches {} plies yet (longest {})",
+                    self.depth, step.longest
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "perft: {}/{} first moves, about {share} of the tree, {} nodes, {:.1} M \
+                 positions made ({:.1} M/s){short}",
+                step.done,
+                step.total,
+                step.nodes,
+                step.visited as f64 / 1e6,
+                step.visited as f64 / seconds / 1e6
+            )
+        };
+        show_step(self.terminal, step.fraction, &text);
         self.shown = true;
+        self.last = Instant::now();
     }
 
     /// Ends the bar's line on a terminal.
@@ -115,13 +167,11 @@ impl PerftProgress {
 
 /// One step of a long phase on stderr: a bar rewritten in place on a terminal, a plain line
 /// otherwise (a log, a pipe). The caller ends the bar's line once done.
-fn show_step(terminal: bool, done: usize, total: usize, text: &str) {
+fn show_step(terminal: bool, fraction: f64, text: &str) {
     if terminal {
         const WIDTH: usize = 24;
-        let filled = (done * WIDTH)
-            .checked_div(total)
-            .unwrap_or(WIDTH)
-            .min(WIDTH);
+        // Truncates: a bar is full only at the end. `as` saturates a NaN to 0.
+        let filled = ((fraction * WIDTH as f64) as usize).min(WIDTH);
         let bar = format!("{}{}", "#".repeat(filled), ".".repeat(WIDTH - filled));
         // \r back to the line's start, \x1b[K clears what a longer line left.
         eprint!("\r[{bar}] {text}\x1b[K");
@@ -386,7 +436,7 @@ pub fn allocate_table(mib: u64) -> Result<tabula_solver::AtomicTable, CliError> 
             if show && (terminal || percent >= shown + 25 || done == total) {
                 shown = percent;
                 let text = format!("table: allocating {mib} MiB: {percent}%");
-                show_step(terminal, done, total, &text);
+                show_step(terminal, done as f64 / total.max(1) as f64, &text);
             }
         },
     )

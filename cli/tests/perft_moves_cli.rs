@@ -33,6 +33,55 @@ fn a_long_perft_shows_progress_per_first_move_on_stderr() {
     }
 }
 
+/// A Bi-litaire position near the end of a round: its longest line is 13 plies.
+const BILITAIRE_LATE: &str =
+    "--.o----/--..----/--..oo../--....o./--..----/--.o----/--..--.o/--.o--.. s";
+
+#[test]
+fn a_perft_past_the_end_of_the_game_says_so_inside_its_first_moves() {
+    // Lines inside a first move (every 4,096 positions made, every one with the progress
+    // shown from the start), and a depth no line reaches named in them.
+    let progress = |depth: &str| {
+        let out = command()
+            .env("TABULA_PERFT_PROGRESS_AFTER", "0")
+            .args(["bilitaire", "perft", "--json", "--depth", depth])
+            .args(["--position", BILITAIRE_LATE])
+            .output()
+            .expect("run tabula");
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        (stdout(&out), err)
+    };
+    let (json, err) = progress("14");
+    assert_eq!(json, "{\"depth\":14,\"nodes\":0}\n");
+    let inside: Vec<&str> = err.lines().filter(|l| l.contains("of the tree")).collect();
+    assert!(inside.len() >= 10, "{err}");
+    for line in &inside {
+        assert!(line.starts_with("perft: "), "{line}");
+        assert!(line.contains(" M positions made ("), "{line}");
+        assert!(
+            line.contains("; no line reaches 14 plies yet (longest "),
+            "{line}"
+        );
+    }
+    assert!(inside.last().unwrap().ends_with("(longest 13)"), "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains(" first moves, 0 nodes, "))
+            .count(),
+        23
+    );
+    // At 13 plies lines reach the depth: no such note once one has.
+    let (json, err) = progress("13");
+    let pos = tabula_engine::bilitaire::Position::parse(BILITAIRE_LATE).expect("a position");
+    let nodes = tabula_engine::perft::perft(&pos, 13);
+    assert!(nodes > 0);
+    assert_eq!(json, format!("{{\"depth\":13,\"nodes\":{nodes}}}\n"));
+    let inside: Vec<&str> = err.lines().filter(|l| l.contains("of the tree")).collect();
+    assert!(!inside.is_empty(), "{err}");
+    assert!(!inside.last().unwrap().contains("no line reaches"), "{err}");
+}
+
 #[test]
 fn perft_json_is_depth_and_nodes_and_divide_adds_up() {
     let out = tabula(&["bilitaire", "perft", "--depth", "5", "--json"]);

@@ -22,31 +22,141 @@ pub fn perft<G: Game>(pos: &G, depth: u32) -> u64 {
 
 /// Perft split by the first move: each legal move with the count below it.
 pub fn divide<G: Game>(pos: &G, depth: u32) -> Vec<(G::Move, u64)> {
-    divide_with(pos, depth, |_, _, _| {})
+    divide_with(pos, depth, |_| {})
 }
 
-/// [`divide`], telling `observe(done, total, nodes)` after each first move: `done` of the
-/// `total` first moves are counted, with `nodes` move sequences below them so far. The caller
-/// decides what to show (the engine does no I/O); the counts are those of [`divide`].
+/// Where a running [`divide_with`] is, for a caller that shows progress.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerftStep {
+    /// First moves whose counts are finished.
+    pub done: usize,
+    /// Legal first moves.
+    pub total: usize,
+    /// Move sequences counted so far, the unfinished first move's included.
+    pub nodes: u64,
+    /// Positions made so far (every `play`, the last ply's moves not made but counted).
+    pub visited: u64,
+    /// How much of the tree is behind: the place of the walk read as a mixed-radix fraction
+    /// (the first move's index over the first moves' count, then the second's within it, and
+    /// so on), exact if sibling subtrees were alike in size. 0 at the start, 1 at the end.
+    pub fraction: f64,
+    /// The longest line walked so far, in plies: the depth asked for once a line reaches it,
+    /// less while every line so far ended early in a finished game.
+    pub longest: u32,
+    /// True when the step ends a first move (`done` just grew); false for a step inside one.
+    pub first_move_done: bool,
+}
+
+/// Positions made between two steps inside a first move: small enough that a step comes every
+/// few milliseconds at perft's speeds, large enough that reporting costs nothing measurable.
+pub const STEP_EVERY: u64 = 1 << 12;
+
+/// [`divide`], telling `observe` where it is after each first move and also every
+/// [`STEP_EVERY`] positions inside one, so that a perft whose first move alone runs for hours
+/// still shows it is moving. The caller decides what to show and how often (the engine does
+/// no I/O); the counts are those of [`divide`].
 pub fn divide_with<G: Game>(
     pos: &G,
     depth: u32,
-    mut observe: impl FnMut(usize, usize, u64),
+    mut observe: impl FnMut(&PerftStep),
 ) -> Vec<(G::Move, u64)> {
     let mut moves = Vec::new();
     pos.legal_moves(&mut moves);
     let total = moves.len();
-    let mut nodes = 0;
+    let mut walk = Walk {
+        step: PerftStep {
+            done: 0,
+            total,
+            nodes: 0,
+            visited: 0,
+            fraction: 0.0,
+            longest: 0,
+            first_move_done: false,
+        },
+        path: Vec::new(),
+        observe: &mut observe,
+    };
     moves
         .into_iter()
         .enumerate()
         .map(|(i, mv)| {
-            let n = perft(&pos.play(mv), depth.saturating_sub(1));
-            nodes += n;
-            observe(i + 1, total, nodes);
-            (mv, n)
+            walk.path.clear();
+            walk.path.push((i, total));
+            let before = walk.step.nodes;
+            walk.step.visited += 1;
+            walk.count(&pos.play(mv), depth.saturating_sub(1));
+            walk.step.done = i + 1;
+            walk.step.fraction = (i + 1) as f64 / total as f64;
+            walk.step.first_move_done = true;
+            (walk.observe)(&walk.step);
+            (mv, walk.step.nodes - before)
         })
         .collect()
+}
+
+/// The state of [`divide_with`]'s walk: the running step and the path from the root (each
+/// level's move index and move count).
+struct Walk<'a, F> {
+    step: PerftStep,
+    path: Vec<(usize, usize)>,
+    observe: &'a mut F,
+}
+
+impl<F: FnMut(&PerftStep)> Walk<'_, F> {
+    /// [`perft`] of `pos`, adding to the step's counts and reporting every [`STEP_EVERY`]
+    /// positions made.
+    fn count<G: Game>(&mut self, pos: &G, depth: u32) {
+        // Plies played to reach `pos` (the path holds the moves made).
+        let here = self.path.len() as u32;
+        match depth {
+            0 => {
+                self.step.nodes += 1;
+                self.reached(here);
+            }
+            1 => {
+                let n = pos.count_moves();
+                self.step.nodes += n;
+                self.reached(here + u32::from(n > 0));
+            }
+            _ => {
+                let mut moves = Vec::new();
+                pos.legal_moves(&mut moves);
+                let n = moves.len();
+                if n == 0 {
+                    self.reached(here);
+                }
+                for (i, mv) in moves.into_iter().enumerate() {
+                    self.path.push((i, n));
+                    self.step.visited += 1;
+                    if self.step.visited.is_multiple_of(STEP_EVERY) {
+                        self.step.fraction = fraction(&self.path);
+                        self.step.first_move_done = false;
+                        (self.observe)(&self.step);
+                    }
+                    self.count(&pos.play(mv), depth - 1);
+                    self.path.pop();
+                }
+            }
+        }
+    }
+}
+
+impl<F> Walk<'_, F> {
+    /// A line ended after `plies` plies.
+    fn reached(&mut self, plies: u32) {
+        self.step.longest = self.step.longest.max(plies);
+    }
+}
+
+/// The mixed-radix fraction of a path (see [`PerftStep::fraction`]).
+fn fraction(path: &[(usize, usize)]) -> f64 {
+    let mut scale = 1.0;
+    let mut sum = 0.0;
+    for &(i, n) in path {
+        scale /= n as f64;
+        sum += i as f64 * scale;
+    }
+    sum
 }
 
 #[cfg(test)]
@@ -58,8 +168,10 @@ mod tests {
     fn divide_with_reports_every_first_move_and_sums_to_perft() {
         let pos = Position::start();
         let mut seen = Vec::new();
-        let parts = divide_with(&pos, 3, |done, total, nodes| {
-            seen.push((done, total, nodes))
+        let parts = divide_with(&pos, 3, |step| {
+            if step.first_move_done {
+                seen.push((step.done, step.total, step.nodes))
+            }
         });
         assert_eq!(seen.len(), parts.len());
         assert!(!seen.is_empty());
@@ -70,5 +182,79 @@ mod tests {
         }
         assert_eq!(sum, perft(&pos, 3));
         assert_eq!(parts, divide(&pos, 3));
+    }
+
+    #[test]
+    fn divide_with_steps_inside_a_first_move_and_only_moves_forward() {
+        // Depth 5 from the start makes tens of thousands of positions: several steps come
+        // inside first moves, which a perft of one long first move depends on.
+        let pos = Position::start();
+        let mut steps: Vec<PerftStep> = Vec::new();
+        let parts = divide_with(&pos, 5, |step| steps.push(*step));
+        let inside = steps.iter().filter(|s| !s.first_move_done).count();
+        assert!(inside >= 2, "{inside} steps inside first moves");
+        for pair in steps.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            assert!(b.nodes >= a.nodes && b.visited > a.visited && b.done >= a.done);
+            assert!(b.fraction >= a.fraction, "{a:?} then {b:?}");
+        }
+        for s in &steps {
+            assert!((0.0..=1.0).contains(&s.fraction), "{s:?}");
+            // Inside first move `done + 1`, the fraction is within that move's share.
+            if !s.first_move_done {
+                let share = 1.0 / s.total as f64;
+                assert!(s.fraction >= s.done as f64 * share - 1e-12, "{s:?}");
+                assert!(s.fraction < (s.done + 1) as f64 * share + 1e-12, "{s:?}");
+                assert_eq!(s.visited % STEP_EVERY, 0);
+            }
+        }
+        let last = steps.last().expect("steps");
+        assert!(last.first_move_done && last.fraction == 1.0 && last.done == last.total);
+        assert_eq!(last.nodes, perft(&pos, 5));
+        assert_eq!(last.longest, 5);
+        assert_eq!(parts.iter().map(|(_, n)| n).sum::<u64>(), last.nodes);
+        assert_eq!(parts, divide(&pos, 5));
+    }
+
+    /// A heap of stones; a move takes one or two. Every line ends when the heap is empty.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct Heap(u32);
+
+    impl Game for Heap {
+        type Move = u32;
+        fn legal_moves(&self, moves: &mut Vec<u32>) {
+            moves.extend((1..=2).filter(|&k| k <= self.0));
+        }
+        fn play(&self, k: u32) -> Heap {
+            Heap(self.0 - k)
+        }
+    }
+
+    #[test]
+    fn the_longest_line_tells_a_depth_past_the_end_of_the_game() {
+        // From 6 stones the longest line takes one stone at a time: 6 plies.
+        for depth in [7, 30] {
+            let mut longest = 0;
+            let parts = divide_with(&Heap(6), depth, |step| longest = step.longest);
+            assert_eq!(parts.iter().map(|(_, n)| n).sum::<u64>(), 0);
+            assert_eq!(longest, 6, "depth {depth}");
+        }
+        // Lines of exactly the depth asked for: the longest is the depth.
+        for depth in 1..=6 {
+            let mut longest = 0;
+            let parts = divide_with(&Heap(6), depth, |step| longest = step.longest);
+            let nodes: u64 = parts.iter().map(|(_, n)| n).sum();
+            assert_eq!(nodes, perft(&Heap(6), depth));
+            assert!(nodes > 0);
+            assert_eq!(longest, depth);
+        }
+    }
+
+    #[test]
+    fn the_fraction_of_a_path_is_its_mixed_radix_value() {
+        assert_eq!(fraction(&[]), 0.0);
+        assert_eq!(fraction(&[(1, 4)]), 0.25);
+        assert_eq!(fraction(&[(1, 4), (2, 4)]), 0.25 + 0.125);
+        assert_eq!(fraction(&[(3, 4), (1, 2), (0, 5)]), 0.75 + 0.125);
     }
 }
