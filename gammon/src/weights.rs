@@ -856,9 +856,9 @@ mod tests {
     /// `0x7704_5981_10bd_c146` shipped between): each of the 80 units split in two (`fit
     /// --contact-hidden 160`, which splits) and a slower-falling step size (`--anneal
     /// --patience 8`, 300 epochs; `0x54d6_85cf_6b84_ceb8` with `--patience 4`, 150 epochs,
-    /// shipped between). The crashed net (hash `0xf9b4_73dd_0186_5f0b` before) was then split to 160 units too
-    /// and fitted the same way on a fresh run of crashed labels made over the weights with the
-    /// 150-epoch contact net (docs/results.md, "A wider contact net").
+    /// shipped between). The crashed net (hash `0xf9b4_73dd_0186_5f0b` before) was then split
+    /// to 160 units too and fitted the same way on a fresh run of crashed labels made over the
+    /// weights with the 150-epoch contact net (docs/results.md, "A wider contact net").
     /// The crashed net (hash `0xa85a_a72e_8fde_55d5` before) was last fitted on Tabula's own
     /// rollouts of drawn late hits (`label --source late-hit --rollout-trials 144`), anchored
     /// by 2-ply labels of crashed positions from self-play, in two rounds, the second labelled
