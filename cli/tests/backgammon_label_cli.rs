@@ -226,6 +226,7 @@ fn bad_label_input_exits_2() {
         (&label, "--plies", "0", "at least 1 ply"),
         (&label, "--plies", "4", "--plies 4"),
         (&label, "--noise", "2", "--noise"),
+        (&label, "--gammons", "1.5", "--gammons"),
         (&label, "--games-per-chunk", "0", "--games-per-chunk"),
     ] {
         assert_bad_input(&[&command[..], &[flag, value]].concat(), needle);

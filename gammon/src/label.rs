@@ -76,6 +76,11 @@ pub struct LabelOptions {
     pub only: Option<NetClass>,
     /// Where the positions come from.
     pub source: Source,
+    /// Keep a position only when the net's gammon rate (gammons won plus lost, 0 plies) is at
+    /// least this: the gammonish positions, where the cube judges found the net's take/pass
+    /// errors (0: no such filter). Checked before the deep look, so a run spends its search
+    /// and rollouts on those positions alone.
+    pub min_gammons: f32,
 }
 
 /// Where a run's positions come from.
@@ -304,6 +309,7 @@ impl Default for LabelOptions {
             rollout_plies: 0,
             only: None,
             source: Source::SelfPlay,
+            min_gammons: 0.0,
         }
     }
 }
@@ -385,6 +391,9 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
         let wanted = exact.is_none() && options.only.is_none_or(|class| NetClass::of(pos) == class);
         if wanted {
             let net = eval.evaluate(pos);
+            if net[1] + net[3] < options.min_gammons {
+                return;
+            }
             let deep = searcher.evaluate(pos, options.plies);
             if (equity(&deep) - equity(&net)).abs() >= options.keep {
                 let deep = if options.rollout_trials > 0 {
@@ -479,7 +488,7 @@ fn rollout_label(
 /// The header lines of a run (each ending in a newline).
 pub fn header(options: &LabelOptions, evaluator: u64) -> String {
     format!(
-        "{MAGIC}\n# plies {}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        "{MAGIC}\n# plies {}{}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
         options.plies,
         match (options.rollout_trials, options.rollout_plies) {
             (0, _) => String::new(),
@@ -495,6 +504,11 @@ pub fn header(options: &LabelOptions, evaluator: u64) -> String {
         match options.source {
             Source::SelfPlay => String::new(),
             other => format!(" source {}", other.name()),
+        },
+        if options.min_gammons > 0.0 {
+            format!(" gammons {}", options.min_gammons)
+        } else {
+            String::new()
         },
         options.noise,
         options.keep,
@@ -935,6 +949,31 @@ mod tests {
         assert_eq!(only, expected, "{class:?}");
         assert!(header(&only_class, 0).contains(&format!(" 1 {word} noise ")));
         assert!(!header(&small(), 0).contains(word));
+    }
+
+    /// `min_gammons` keeps the positions of a full run's games whose net gammon rate reaches
+    /// it, labelled as the full run labels them, and the header says so.
+    #[test]
+    fn min_gammons_keeps_the_gammonish_positions_of_the_same_games() {
+        let eval = crate::weights::builtin().unwrap();
+        let gammonish = LabelOptions {
+            min_gammons: 0.35,
+            ..small()
+        };
+        let (mut all, mut kept) = (Vec::new(), Vec::new());
+        for c in 0..3 {
+            all.extend(label_chunk(eval, &small(), c));
+            kept.extend(label_chunk(eval, &gammonish, c));
+        }
+        let expected: Vec<Label> = all
+            .iter()
+            .filter(|l| l.net[1] + l.net[3] >= 0.35)
+            .copied()
+            .collect();
+        assert!(!kept.is_empty() && kept.len() < all.len());
+        assert_eq!(kept, expected);
+        assert!(header(&gammonish, 0).contains(" 1 gammons 0.35 noise "));
+        assert!(!header(&small(), 0).contains("gammons"));
     }
 
     #[test]

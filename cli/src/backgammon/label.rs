@@ -65,6 +65,11 @@ pub struct LabelArgs {
     /// with nearly all its checkers still in play, some of them back too).
     #[arg(long, default_value = "self-play", value_parser = parse_source)]
     source: Source,
+    /// Keep a position only when the net's gammon rate (gammons won plus lost, 0 plies) is at
+    /// least this, 0 to 1: the gammonish positions, where Tabula's take/pass errors are
+    /// (checked before the deep look, which is then spent on them alone).
+    #[arg(long, default_value_t = 0.0)]
+    gammons: f32,
     /// Self-play games (or drawn positions) per chunk (the unit of resumption and of parallel
     /// work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
@@ -99,9 +104,12 @@ pub fn label(args: &LabelArgs) -> CliResult {
             "--plies 0: labels come from a search at least 1 ply deep",
         ));
     }
-    if !(0.0..=1.0).contains(&args.noise) || !(0.0..=1.0).contains(&args.keep) {
+    if ![args.noise, args.keep, args.gammons]
+        .iter()
+        .all(|x| (0.0..=1.0).contains(x))
+    {
         return Err(CliError::bad_input(
-            "--noise and --keep are between 0 and 1",
+            "--noise, --keep and --gammons are between 0 and 1",
         ));
     }
     if args.rollout_plies > 2 || (args.rollout_plies > 0 && args.rollout_trials == 0) {
@@ -134,6 +142,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
             None
         },
         source: args.source,
+        min_gammons: args.gammons,
     };
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
@@ -184,7 +193,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         .open(&args.out)
         .map_err(|e| CliError::io(format!("{}: {e}", args.out.display())))?;
     eprintln!(
-        "label: chunks {chunk} → {chunks} ({} games each), {} labels, noise {}, keep {}, {} thread(s), into {}",
+        "label: chunks {chunk} → {chunks} ({} games each), {} labels, noise {}, keep {}{}, {} thread(s), into {}",
         args.games_per_chunk,
         match args.rollout_trials {
             0 => format!("{}-ply", args.plies),
@@ -195,6 +204,11 @@ pub fn label(args: &LabelArgs) -> CliResult {
         },
         args.noise,
         args.keep,
+        if args.gammons > 0.0 {
+            format!(", only where the net's gammon rate is at least {}", args.gammons)
+        } else {
+            String::new()
+        },
         args.threads,
         args.out.display()
     );
