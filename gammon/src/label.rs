@@ -9,7 +9,8 @@
 //! cubeless equities differ by at least [`LabelOptions::keep`]. With [`LabelOptions::only`] a
 //! class, only the positions of that class are looked at (the games are the same; the labels
 //! are that class's subset of the full run's, plus, for races, the exact bear-offs labelled by
-//! the database).
+//! the database). With [`LabelOptions::min_gammons`] only the positions whose 0-ply gammon
+//! rate reaches it are looked at (the gammonish ones, where the cube's take/pass errors are).
 //!
 //! **Chunks.** Games are made in chunks of [`LabelOptions::games_per_chunk`]; chunk `c` draws
 //! its dice and noise from its own generator, seeded from `(seed, c)` alone, so a chunk's labels
