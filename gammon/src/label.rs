@@ -373,6 +373,8 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
         },
     );
     let mut out = Vec::new();
+    // Whether the net's view of a position passes the gammon filter.
+    let gammonish = |net: &Probabilities| net[1] + net[3] >= options.min_gammons;
     // Labels `pos` into `out` when the run wants it.
     let consider = |pos: &Position, out: &mut Vec<Label>| {
         let exact = eval.bearoff.as_ref().and_then(|t| t.probabilities(pos));
@@ -381,7 +383,7 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
             // few checkers): labelled by that value, so that the race net also stays right
             // where no database is attached.
             let net = consistent(pos, eval.race.forward(&Inputs::new(pos)), true);
-            if (equity(&deep) - equity(&net)).abs() >= options.keep {
+            if gammonish(&net) && (equity(&deep) - equity(&net)).abs() >= options.keep {
                 out.push(Label {
                     position: *pos,
                     deep,
@@ -392,7 +394,7 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
         let wanted = exact.is_none() && options.only.is_none_or(|class| NetClass::of(pos) == class);
         if wanted {
             let net = eval.evaluate(pos);
-            if net[1] + net[3] < options.min_gammons {
+            if !gammonish(&net) {
                 return;
             }
             let deep = searcher.evaluate(pos, options.plies);
