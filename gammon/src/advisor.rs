@@ -10,7 +10,9 @@
 //! the leaves and both sides' cube actions at the inner nodes; at 0 plies that is
 //! [`cube::decide`] of the net's probabilities. [`Advisor::cube_cubeless_root`] keeps the older
 //! decision (the cubeless n-ply probabilities converted at the root) for comparison. Plays are
-//! ranked by [`Searcher::rank`].
+//! ranked by [`Searcher::rank`]. When the evaluator has cube nets of its own
+//! ([`Evaluator::cube`]; the shipped one, [`crate::weights::shipped`], does), the cube
+//! decisions and their probabilities come from those nets, the plays from the others.
 //! Everything is deterministic: the same answer on any number of threads.
 //!
 //! ```
@@ -92,6 +94,9 @@ pub enum Advice {
 #[derive(Debug)]
 pub struct Advisor<'e> {
     searcher: Searcher<'e>,
+    /// The search of cube decisions when the evaluator has cube nets of its own
+    /// ([`Evaluator::cube`]); `None`: `searcher` decides the cube too.
+    cube_searcher: Option<Searcher<'e>>,
     cube_efficiency: f64,
 }
 
@@ -99,10 +104,12 @@ impl<'e> Advisor<'e> {
     /// An advisor searching `options.plies` deep, with Janowski's cube efficiency
     /// `cube_efficiency` (0: dead cube, 1: fully live; see
     /// [`cube::DEFAULT_CUBE_EFFICIENCY`]) in contact and races, and at most
-    /// [`cube::BEAROFF_CUBE_EFFICIENCY`] in bear-offs ([`cube::efficiency`]).
+    /// [`cube::BEAROFF_CUBE_EFFICIENCY`] in bear-offs ([`cube::efficiency`]). The plays come
+    /// from `eval`'s nets, the cube decisions from [`Evaluator::for_cube`]'s.
     pub fn new(eval: &'e Evaluator, options: SearchOptions, cube_efficiency: f64) -> Advisor<'e> {
         Advisor {
             searcher: Searcher::new(eval, options),
+            cube_searcher: eval.cube.as_deref().map(|c| Searcher::new(c, options)),
             cube_efficiency,
         }
     }
@@ -112,17 +119,23 @@ impl<'e> Advisor<'e> {
         self.searcher.options().plies
     }
 
-    /// The searcher behind the advice.
+    /// The searcher behind the plays.
     pub fn searcher(&self) -> &Searcher<'e> {
         &self.searcher
+    }
+
+    /// The searcher behind the cube decisions (over [`Evaluator::for_cube`]).
+    pub fn cube_searcher(&self) -> &Searcher<'e> {
+        self.cube_searcher.as_ref().unwrap_or(&self.searcher)
     }
 
     /// Before the roll: double or not for the player on roll of `pos`, and take or drop for
     /// the opponent, with the cube as in `state`: the cubeful search's decision
     /// ([`CubefulSearch::decide`]) at the advisor's depth, with the cubeless probabilities at
-    /// that depth.
+    /// that depth, both from the cube's evaluator ([`Advisor::cube_searcher`]).
     pub fn cube(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
-        let probabilities = self.searcher.evaluate(pos, self.plies());
+        let searcher = self.cube_searcher();
+        let probabilities = searcher.evaluate(pos, self.plies());
         let decision = if self.plies() == 0 {
             cube::decide(
                 &probabilities,
@@ -130,11 +143,7 @@ impl<'e> Advisor<'e> {
                 cube::efficiency(pos, self.cube_efficiency),
             )
         } else {
-            CubefulSearch::new(&self.searcher, self.cube_efficiency).decide(
-                pos,
-                state,
-                self.plies(),
-            )
+            CubefulSearch::new(searcher, self.cube_efficiency).decide(pos, state, self.plies())
         };
         CubeAdvice {
             probabilities,
@@ -146,7 +155,7 @@ impl<'e> Advisor<'e> {
     /// converted to cubeful values at the root only ([`cube::decide`]). The same as
     /// [`Advisor::cube`] at 0 plies.
     pub fn cube_cubeless_root(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
-        let probabilities = self.searcher.evaluate(pos, self.plies());
+        let probabilities = self.cube_searcher().evaluate(pos, self.plies());
         CubeAdvice {
             probabilities,
             decision: cube::decide(
@@ -238,5 +247,42 @@ mod tests {
             }
         );
         assert_eq!(a.best_play(&pos, dice), Some(s.rank(&pos, dice)[0].play));
+    }
+
+    /// With cube nets of its own the evaluator's cube decisions are theirs, its plays still
+    /// the play nets'.
+    #[test]
+    fn the_cube_nets_decide_the_cube_and_only_the_cube() {
+        let mut rng = Rng::new(5);
+        let plays = Evaluator::random(8, 8, &mut rng);
+        let cube = Evaluator::random(8, 8, &mut rng);
+        let both = plays.clone().with_cube(cube.clone());
+        assert_eq!(both.for_cube(), &cube);
+        assert_eq!(plays.for_cube(), &plays);
+        let options = SearchOptions {
+            plies: 1,
+            ..SearchOptions::default()
+        };
+        let a = Advisor::new(&both, options, 0.68);
+        let (sp, sc) = (
+            Searcher::new(&plays, options),
+            Searcher::new(&cube, options),
+        );
+        let pos = Position::START;
+        let state = CubeState::money();
+        let dice: Dice = "62".parse().unwrap();
+        assert_eq!(a.plays(&pos, dice), sp.rank(&pos, dice));
+        let p = sc.evaluate(&pos, 1);
+        assert_ne!(p, sp.evaluate(&pos, 1), "the two nets differ here");
+        assert_eq!(
+            a.cube(&pos, &state),
+            CubeAdvice {
+                probabilities: p,
+                decision: CubefulSearch::new(&sc, 0.68).decide(&pos, &state, 1)
+            }
+        );
+        assert_eq!(a.cube_cubeless_root(&pos, &state).probabilities, p);
+        assert_eq!(a.cube_searcher().evaluate(&pos, 0), cube.evaluate(&pos));
+        assert_eq!(a.searcher().evaluate(&pos, 0), plays.evaluate(&pos));
     }
 }

@@ -4,9 +4,12 @@
 //! - [`inputs`]: the network inputs (TD-Gammon style: four units per point and side, bar, off,
 //!   pips) and the contact/race classification.
 //! - [`net`]: the dense one-hidden-layer sigmoid net, the five output probabilities and the
-//!   [`Evaluator`] (a contact net and a race net, exact scores for finished games).
+//!   [`Evaluator`] (contact, crashed and race nets, exact scores for finished games, and
+//!   optionally nets of its own for the cube decisions).
 //! - [`weights`]: the `.tnet` weights files (a `tabula-store` container: shapes, training state,
-//!   little-endian f32) and the shipped weights, embedded with `include_bytes!`.
+//!   little-endian f32) and the shipped weights, embedded with `include_bytes!`: the play nets
+//!   (`data/backgammon.tnet`) and the cube nets (`data/cube.tnet`), together
+//!   [`weights::shipped`].
 //! - [`train`]: deterministic single-threaded self-play TD(λ) with eligibility traces.
 //! - [`label`]: training data made by Tabula itself (noisy self-play positions labelled by a
 //!   deeper search or a rollout), in chunked, checked, resumable files.

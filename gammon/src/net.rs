@@ -360,6 +360,12 @@ pub struct Evaluator {
     /// one-sided database, and races where a side has only a few checkers left
     /// ([`crate::bearoff`]).
     pub bearoff: Option<crate::bearoff::BearoffTable>,
+    /// The evaluator of cube decisions, when they have nets of their own
+    /// ([`Evaluator::with_cube`]; the shipped evaluator of [`crate::weights::shipped`]): the
+    /// advisor's doubles, takes and passes and the cubeful rollouts' cube turns come from it
+    /// ([`Evaluator::for_cube`]), the plays from these nets. Its exact endings are always
+    /// this evaluator's.
+    pub cube: Option<std::sync::Arc<Evaluator>>,
 }
 
 impl Evaluator {
@@ -370,7 +376,27 @@ impl Evaluator {
             crashed: None,
             race: Net::random(race_hidden, rng),
             bearoff: None,
+            cube: None,
         }
+    }
+
+    /// The same nets for plays, with `cube`'s nets for cube decisions ([`Evaluator::cube`]);
+    /// `cube` gets these nets' exact endings.
+    pub fn with_cube(self, cube: Evaluator) -> Evaluator {
+        let cube = Evaluator {
+            bearoff: self.bearoff.clone(),
+            cube: None,
+            ..cube
+        };
+        Evaluator {
+            cube: Some(std::sync::Arc::new(cube)),
+            ..self
+        }
+    }
+
+    /// The evaluator of cube decisions: [`Evaluator::cube`] when there is one, else this.
+    pub fn for_cube(&self) -> &Evaluator {
+        self.cube.as_deref().unwrap_or(self)
     }
 
     /// The same nets with exact bear-offs from a one-sided bearoff database.
@@ -389,8 +415,16 @@ impl Evaluator {
         os: std::sync::Arc<tabula_tablebase::bearoff::OneSided>,
         race: Option<std::sync::Arc<tabula_tablebase::bearoff::RaceTable>>,
     ) -> Evaluator {
+        let bearoff = Some(crate::bearoff::BearoffTable { os, race });
+        let cube = self.cube.map(|c| {
+            std::sync::Arc::new(Evaluator {
+                bearoff: bearoff.clone(),
+                ..(*c).clone()
+            })
+        });
         Evaluator {
-            bearoff: Some(crate::bearoff::BearoffTable { os, race }),
+            bearoff,
+            cube,
             ..self
         }
     }
@@ -448,6 +482,45 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cube nets evaluate with the play nets' exact endings, whichever of the two is
+    /// attached first, and a cube evaluator has no cube evaluator of its own.
+    #[test]
+    fn the_cube_nets_share_the_exact_endings() {
+        use std::sync::Arc;
+        use tabula_tablebase::bearoff::OneSided;
+        let mut rng = Rng::new(4);
+        let (a, b) = (
+            Evaluator::random(4, 4, &mut rng),
+            Evaluator::random(4, 4, &mut rng),
+        );
+        let os = Arc::new(OneSided::build());
+        let first = a.clone().with_cube(b.clone()).with_bearoff(os.clone());
+        let later = a
+            .clone()
+            .with_bearoff(os)
+            .with_cube(b.clone().with_cube(a.clone()));
+        assert_eq!(first, later);
+        let mut counts = [[0u8; 25]; 2];
+        (counts[0][0], counts[0][3], counts[1][1]) = (2, 1, 3);
+        let bear_off = Position::from_counts(counts[0], counts[1]).unwrap();
+        let contact = Position::START;
+        for e in [&first, &later] {
+            let c = e.for_cube();
+            assert!(e.bearoff.is_some() && c.bearoff == e.bearoff && c.cube.is_none());
+            assert_eq!(
+                c.evaluate(&bear_off),
+                e.evaluate(&bear_off),
+                "exact for both"
+            );
+            assert_eq!(c.evaluate(&contact), b.evaluate(&contact));
+            assert_ne!(
+                c.evaluate(&contact),
+                e.evaluate(&contact),
+                "the nets differ"
+            );
+        }
+    }
 
     /// Random nets of the given hidden sizes (on and off the blocks of the first layer).
     fn random_nets(rng: &mut Rng, sizes: &[usize]) -> Vec<Net> {

@@ -31,7 +31,8 @@
 //!
 //! **Cube** ([`RolloutOptions::cube`]). A cubeful trial plays the cube too: before each roll
 //! the player on roll, when the cube is available to them, decides with [`cube::decide`] on the
-//! evaluation at [`RolloutOptions::plies`] (Janowski's model at
+//! evaluation at [`RolloutOptions::plies`] (of the cube's nets when the evaluator has its own,
+//! [`Evaluator::for_cube`]; Janowski's model at
 //! [`RolloutOptions::cube_efficiency`], lowered in short bear-offs as the advisor's is, by
 //! [`cube::efficiency`]; the match equity table at a match score, with the
 //! Crawford rule and dead cubes), and the opponent takes or passes by the same decision. A pass
@@ -635,6 +636,9 @@ impl CubeRollout {
 pub struct Rollout<'e> {
     eval: &'e Evaluator,
     searcher: Searcher<'e>,
+    /// The cube turns' searcher when the evaluator has cube nets of its own
+    /// ([`Evaluator::cube`]), as the advisor's.
+    cube_searcher: Option<Searcher<'e>>,
     options: RolloutOptions,
 }
 
@@ -659,6 +663,7 @@ impl<'e> Rollout<'e> {
         Rollout {
             eval,
             searcher: Searcher::new(eval, search),
+            cube_searcher: eval.cube.as_deref().map(|c| Searcher::new(c, search)),
             options,
         }
     }
@@ -908,18 +913,25 @@ impl<'e> Rollout<'e> {
     }
 
     /// The cube turn of the player on roll of `pos` (cube `c`, seen by that player): doubles
-    /// when [`cube::decide`] says so at the rollout's depth; a take turns the cube (`c`
-    /// updated), a pass ends the game: then the evaluation and the doubler's result.
+    /// when [`cube::decide`] says so at the rollout's depth, on the evaluation of the cube's
+    /// nets ([`Evaluator::for_cube`]); a take turns the cube (`c` updated), a pass ends the
+    /// game: then the play nets' evaluation (the cubeless outcome, as a truncation's) and the
+    /// doubler's result.
     fn cube_turn(&self, pos: &Position, c: &mut CubeState) -> Option<(Probabilities, f64)> {
         if !c.may_double() {
             return None;
         }
-        let p = self.searcher.evaluate(pos, self.options.plies);
+        let searcher = self.cube_searcher.as_ref().unwrap_or(&self.searcher);
+        let p = searcher.evaluate(pos, self.options.plies);
         let d = cube::decide(&p, c, cube::efficiency(pos, self.options.cube_efficiency));
         if !d.offers_double() {
             return None;
         }
         if !d.take {
+            let p = match self.cube_searcher {
+                Some(_) => self.searcher.evaluate(pos, self.options.plies),
+                None => p,
+            };
             return Some((p, settle(c, true, c.value)));
         }
         c.value *= 2;
@@ -1469,5 +1481,49 @@ mod tests {
             }
         }
         assert!(differ > 0, "no position tells the two efficiencies apart");
+    }
+
+    /// With cube nets of its own ([`Evaluator::with_cube`]), a trial's cube turns are the
+    /// cube nets' (the turns of a rollout over those nets alone), and a pass ends the trial on
+    /// the play nets' evaluation.
+    #[test]
+    fn cube_turns_come_from_the_cube_nets() {
+        let mut rng = Rng::new(11);
+        let (plays, cube) = (builtin(), weights::builtin_cube().unwrap());
+        let both = plays.clone().with_cube(cube.clone());
+        let options = RolloutOptions::default;
+        let (rb, rc, rp) = (
+            Rollout::new(&both, options()),
+            Rollout::new(cube, options()),
+            Rollout::new(plays, options()),
+        );
+        let turn = |r: &Rollout, pos: &Position| {
+            let mut c = CubeState::money();
+            let t = r.cube_turn(pos, &mut c);
+            (c, t)
+        };
+        let (mut differ, mut passes) = (0, 0);
+        let mut pos = Position::START;
+        for _ in 0..400 {
+            let (cb, tb) = turn(&rb, &pos);
+            let (cc, tc) = turn(&rc, &pos);
+            let (cp, tp) = turn(&rp, &pos);
+            assert_eq!(cb, cc, "{}", pos.position_id());
+            assert_eq!(tb.map(|t| t.1), tc.map(|t| t.1));
+            if let Some((p, _)) = tb {
+                assert_eq!(p, plays.evaluate(&pos));
+                passes += 1;
+            }
+            differ += usize::from((cb, tb.map(|t| t.1)) != (cp, tp.map(|t| t.1)));
+            let legal = pos.plays(Dice::new(rng.die(), rng.die()).unwrap());
+            pos = match legal.len() {
+                0 => pos.swapped(),
+                n => legal[rng.below(n as u64) as usize].result(),
+            };
+            if pos.is_game_over() {
+                pos = Position::START;
+            }
+        }
+        assert!(differ > 0 && passes > 0, "{differ} {passes}");
     }
 }

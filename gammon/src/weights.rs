@@ -49,8 +49,12 @@ const PREAMBLE: usize = preamble(2);
 /// Bytes of a first-format file before the floats.
 const LEGACY_HEADER: usize = 8 + 4 + 4 + 2 * 12 + 8 + 8;
 
-/// The weights shipped in `gammon/data/backgammon.tnet`.
+/// The weights shipped in `gammon/data/backgammon.tnet`: the nets that choose the plays.
 pub static BUILTIN: &[u8] = include_bytes!("../data/backgammon.tnet");
+
+/// The weights shipped in `gammon/data/cube.tnet`: the nets of cube decisions
+/// ([`builtin_cube`]).
+pub static BUILTIN_CUBE: &[u8] = include_bytes!("../data/cube.tnet");
 
 /// The nets with the training state that produced them.
 #[derive(Clone, Debug, PartialEq)]
@@ -324,6 +328,7 @@ fn nets(bytes: &[u8], shapes: &[(usize, usize)]) -> Result<Evaluator, WeightsErr
         crashed,
         race,
         bearoff: None,
+        cube: None,
     })
 }
 
@@ -532,6 +537,25 @@ pub fn builtin() -> Result<&'static Evaluator, &'static WeightsError> {
     static CELL: OnceLock<Result<Evaluator, WeightsError>> = OnceLock::new();
     CELL.get_or_init(|| NetFile::decode(BUILTIN).map(|f| f.evaluator))
         .as_ref()
+}
+
+/// The shipped nets of cube decisions, parsed once: the contact and crashed nets of
+/// [`builtin`] fitted further on Tabula's own rollouts of gammonish positions (its race net is
+/// [`builtin`]'s). They judge doubles and takes better than the nets that play (docs/results.md,
+/// "A cube evaluator of its own"), and they play worse, so they only decide the cube.
+pub fn builtin_cube() -> Result<&'static Evaluator, &'static WeightsError> {
+    static CELL: OnceLock<Result<Evaluator, WeightsError>> = OnceLock::new();
+    CELL.get_or_init(|| NetFile::decode(BUILTIN_CUBE).map(|f| f.evaluator))
+        .as_ref()
+}
+
+/// The evaluator Tabula plays with when no weights are given: [`builtin`]'s nets for the
+/// plays, [`builtin_cube`]'s for the cube ([`Evaluator::with_cube`]).
+pub fn shipped() -> Result<&'static Evaluator, &'static WeightsError> {
+    static CELL: OnceLock<Result<Evaluator, &'static WeightsError>> = OnceLock::new();
+    CELL.get_or_init(|| Ok(builtin()?.clone().with_cube(builtin_cube()?.clone())))
+        .as_ref()
+        .map_err(|e| *e)
 }
 
 #[cfg(test)]
@@ -888,5 +912,36 @@ mod tests {
         assert_eq!(race, RACE_HASH, "{race:#x}");
         let crashed = f.evaluator.crashed.as_ref().expect("a crashed net");
         assert_eq!(net_hash(crashed), CRASHED_HASH, "{:#x}", net_hash(crashed));
+    }
+
+    /// [`net_hash`] of the shipped cube nets (their race net is [`RACE_HASH`]).
+    const CUBE_CONTACT_HASH: u64 = 0x89a1_3835_8dbf_68e0;
+    const CUBE_CRASHED_HASH: u64 = 0xf687_4be4_7706_1f4b;
+
+    /// Where the shipped cube nets come from: the shipped contact and crashed nets above
+    /// fitted on Tabula's own rollouts of gammonish positions (`tabula backgammon label
+    /// --plies 1 --rollout-trials 36 --gammons 0.35 --seed 71`, 16,504 labels, its race
+    /// labels left out), named 15 times, anchored by the 2-ply contact labels of the last two
+    /// rounds above (`fit --anchor`), 30 epochs of `--alpha 0.01 --anneal --patience 4`
+    /// (docs/results.md, "A cube evaluator of its own"). The race net was not trained.
+    #[test]
+    fn shipped_cube_weights_provenance() {
+        let f = NetFile::decode(BUILTIN_CUBE).unwrap();
+        let e = &f.evaluator;
+        let (contact, race) = (net_hash(&e.contact), net_hash(&e.race));
+        assert_eq!(contact, CUBE_CONTACT_HASH, "{contact:#x}");
+        assert_eq!(race, RACE_HASH, "{race:#x}");
+        let crashed = net_hash(e.crashed.as_ref().expect("a crashed net"));
+        assert_eq!(crashed, CUBE_CRASHED_HASH, "{crashed:#x}");
+        // The evaluator Tabula plays with: the play nets, these for the cube.
+        let shipped = shipped().unwrap();
+        assert_eq!(shipped.for_cube(), e);
+        assert_eq!(
+            &Evaluator {
+                cube: None,
+                ..shipped.clone()
+            },
+            builtin().unwrap()
+        );
     }
 }

@@ -114,8 +114,9 @@ pub struct SessionConfig {
     pub max_hash_mib: u64,
     /// The most search threads a client may set.
     pub max_threads: usize,
-    /// The backgammon evaluator of UBGI sessions. `None`: the built-in nets alone, without the
-    /// exact race endings; `tabula engine` gives them with the bearoff database, as `hint` and
+    /// The backgammon evaluator of UBGI sessions. `None`: the built-in nets alone
+    /// ([`tabula_gammon::weights::shipped`], with their cube nets), without the exact race
+    /// endings; `tabula engine` gives them with the bearoff database, as `hint` and
     /// `play` use them.
     pub evaluator: Option<&'static tabula_gammon::Evaluator>,
 }

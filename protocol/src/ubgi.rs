@@ -252,7 +252,7 @@ impl Ubgi {
         if self.advisor.is_none() {
             let eval = match self.evaluator {
                 Some(eval) => eval,
-                None => weights::builtin().map_err(|e| {
+                None => weights::shipped().map_err(|e| {
                     ProtocolError::new(
                         ErrorCode::UnsupportedFeature,
                         format!("the built-in weights do not load: {e}"),

@@ -62,12 +62,13 @@ pub struct WildbgMoveResponse {
     pub moves: Vec<WildbgMove>,
 }
 
-/// The server's evaluator: the configured one, else the built-in nets alone.
+/// The server's evaluator: the configured one, else the shipped nets alone (with their cube
+/// nets, [`weights::shipped`]).
 fn evaluator(state: &Shared) -> Result<&'static Evaluator, ApiError> {
     match state.config.evaluator {
         Some(eval) => Ok(eval),
         None => {
-            weights::builtin().map_err(|e| ApiError::internal(format!("the built-in weights: {e}")))
+            weights::shipped().map_err(|e| ApiError::internal(format!("the built-in weights: {e}")))
         }
     }
 }

@@ -80,7 +80,8 @@ pub struct ServerConfig {
     pub header_read_timeout: Duration,
     /// Connections open at once (at least 1); more wait, unaccepted, in the listener's backlog.
     pub max_connections: usize,
-    /// The backgammon evaluator. `None`: the built-in nets alone, without the exact race
+    /// The backgammon evaluator. `None`: the built-in nets alone
+    /// ([`tabula_gammon::weights::shipped`], with their cube nets), without the exact race
     /// endings; `tabula serve` gives them with the bearoff database, as `backgammon hint` and
     /// `play` use them.
     pub evaluator: Option<&'static tabula_gammon::Evaluator>,

@@ -367,7 +367,7 @@ async fn backgammon_move_is_wildbg_s_shape_with_the_advisor_s_plays() {
     assert_eq!(v.status, 200, "{}", v.body);
     let v = v.json();
     let moves = v["moves"].as_array().unwrap();
-    let eval = tabula_gammon::weights::builtin().unwrap();
+    let eval = tabula_gammon::weights::shipped().unwrap();
     let options = tabula_gammon::SearchOptions {
         plies: 1,
         cache_slots: 1 << 16,
@@ -417,7 +417,7 @@ async fn backgammon_evaluate_gives_the_cube_and_the_match_context() {
     let v = post(addr, "/api/backgammon/evaluate", r#"{"plies":0}"#).await;
     assert_eq!(v.status, 200, "{}", v.body);
     let v = v.json();
-    let eval = tabula_gammon::weights::builtin().unwrap();
+    let eval = tabula_gammon::weights::shipped().unwrap();
     let options = tabula_gammon::SearchOptions {
         plies: 0,
         cache_slots: 1 << 16,

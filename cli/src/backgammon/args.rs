@@ -111,9 +111,15 @@ pub(crate) fn with_threads<R: Send>(
 /// (`engine`, `serve`).
 #[derive(ClapArgs, Debug)]
 pub(crate) struct EvaluatorArgs {
-    /// Weights file (default: the shipped weights).
+    /// Weights file (default: the shipped weights). It decides the cube too unless
+    /// --cube-weights is given.
     #[arg(long)]
     weights: Option<PathBuf>,
+    /// Weights file for the cube decisions alone: doubles, takes and passes (and a cubeful
+    /// rollout's cube turns) come from its nets, the plays from --weights' (default: the
+    /// shipped cube weights without --weights; with --weights, that file).
+    #[arg(long = "cube-weights")]
+    cube_weights: Option<PathBuf>,
     /// The one-sided bearoff database for exact bear-off probabilities instead of the race net,
     /// also in races where a side has at most 4 checkers left (`tabula tablebase build
     /// bearoff-os`; default: bearoff-os.tdb in $TABULA_CACHE_DIR, $XDG_CACHE_HOME/tabula or
@@ -134,7 +140,11 @@ impl EvaluatorArgs {
     /// The net, with exact bear-offs from `--bearoff FILE` (a bad file is an error), else from
     /// the cached database, unless `--no-bearoff`.
     pub(crate) fn load(&self) -> Result<Cow<'static, Evaluator>, CliError> {
-        let eval = load_net(self.weights.as_deref())?;
+        let mut eval = load_net(self.weights.as_deref())?;
+        if let Some(path) = &self.cube_weights {
+            let cube = load_weights(path, "cube weights")?;
+            eval = Cow::Owned(eval.into_owned().with_cube(cube));
+        }
         if self.no_bearoff {
             return Ok(eval);
         }
@@ -159,6 +169,18 @@ impl EvaluatorArgs {
     }
 }
 
+/// The nets of the weights file `p`; an error names it as `what` (`weights`, `cube weights`).
+fn load_weights(p: &Path, what: &str) -> Result<Evaluator, CliError> {
+    NetFile::load(p).map(|f| f.evaluator).map_err(|e| {
+        let message = format!("{what} {}: {e}", p.display());
+        if e.is_bad_input() {
+            CliError::bad_input(message)
+        } else {
+            CliError::io(message)
+        }
+    })
+}
+
 /// The race database in `path` (`--race-db FILE`), opened: its probabilities stay in the file
 /// and are read as races need them. A missing or damaged file is an error naming it.
 pub(crate) fn load_race_db(path: &Path) -> Result<tabula_tablebase::bearoff::RaceTable, CliError> {
@@ -173,20 +195,12 @@ pub(crate) fn load_bearoff(path: &Path) -> Result<tabula_tablebase::bearoff::One
         .map_err(|e| crate::common::store_error(&format!("bearoff database {}", path.display()), e))
 }
 
-/// The net alone: from `--weights FILE`, or the shipped one.
+/// The net alone: from `--weights FILE` (its nets for the plays and the cube), or the shipped
+/// one (with its cube nets, [`weights::shipped`]).
 pub(crate) fn load_net(path: Option<&Path>) -> Result<Cow<'static, Evaluator>, CliError> {
     match path {
-        Some(p) => NetFile::load(p)
-            .map(|f| Cow::Owned(f.evaluator))
-            .map_err(|e| {
-                let message = format!("weights {}: {e}", p.display());
-                if e.is_bad_input() {
-                    CliError::bad_input(message)
-                } else {
-                    CliError::io(message)
-                }
-            }),
-        None => weights::builtin()
+        Some(p) => load_weights(p, "weights").map(Cow::Owned),
+        None => weights::shipped()
             .map(Cow::Borrowed)
             .map_err(|e| CliError::internal(format!("built-in weights: {e}"))),
     }
