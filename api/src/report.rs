@@ -76,6 +76,19 @@ pub struct PerftReport {
     /// With `--divide`: the count below each first move.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub divide: Option<BTreeMap<String, u64>>,
+    /// Only when the count was interrupted (Ctrl-C): how far it got. `nodes` and `divide`
+    /// then cover the first moves counted to the end, and no others.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub interrupted: Option<PerftPartial>,
+}
+
+/// How much of an interrupted perft was counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerftPartial {
+    /// First moves whose counts are finished (and in `nodes`).
+    pub first_moves_done: usize,
+    /// Legal first moves.
+    pub first_moves: usize,
 }
 
 #[cfg(test)]
@@ -107,6 +120,7 @@ mod tests {
             depth: 5,
             nodes: 139_872,
             divide: None,
+            interrupted: None,
         };
         assert_eq!(
             serde_json::to_string(&r).unwrap(),

@@ -15,6 +15,61 @@ fn perft_json_reports_depth_and_nodes() {
     assert_eq!(value, serde_json::json!({"depth": 3, "nodes": 1984}));
 }
 
+/// `--threads` counts the same; Ctrl-C stops a long perft with the first moves it finished,
+/// says it was interrupted, and exits with 130.
+#[test]
+fn perft_on_threads_and_stopped_by_ctrl_c() {
+    let run = |threads: &str| {
+        let out = tabula(&[
+            "bilitaire",
+            "perft",
+            "--depth",
+            "4",
+            "--divide",
+            "--json",
+            "--threads",
+            threads,
+        ]);
+        assert!(out.status.success());
+        stdout(&out)
+    };
+    assert_eq!(run("1"), run("2"));
+    let v: serde_json::Value = serde_json::from_str(&run("3")).unwrap();
+    assert!(v.get("interrupted").is_none(), "{v}");
+
+    use std::process::{Command, Stdio};
+    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args([
+            "bilitaire",
+            "perft",
+            "--depth",
+            "10",
+            "--divide",
+            "--json",
+            "--threads",
+            "2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait for tabula");
+    assert_eq!(out.status.code(), Some(130), "{}", stdout(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    let divide = v["divide"].as_object().expect("the first moves counted");
+    let sum: u64 = divide.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(v["nodes"].as_u64(), Some(sum), "{v}");
+    assert_eq!(v["interrupted"]["first_moves"], 48, "{v}");
+    let done = v["interrupted"]["first_moves_done"].as_u64().unwrap();
+    assert!(done < 48 && done == divide.len() as u64, "{v}");
+}
+
 /// A reader that stops early (`tabula … | head`) ends the output quietly: no panic message.
 #[test]
 fn closed_stdout_is_not_a_panic() {

@@ -62,6 +62,28 @@ pub fn divide_with<G: Game>(
     depth: u32,
     mut observe: impl FnMut(&PerftStep),
 ) -> Vec<(G::Move, u64)> {
+    divide_until(pos, depth, |step| {
+        observe(step);
+        true
+    })
+    .into_iter()
+    .map(|(mv, n)| {
+        (
+            mv,
+            n.expect("a walk that is never stopped counts every first move"),
+        )
+    })
+    .collect()
+}
+
+/// [`divide_with`] that can be stopped: the walk goes on while `observe` returns true. Each
+/// first move comes with its count, or `None` when the walk stopped before finishing it (the
+/// one under way and every later one); the counts given are those of [`divide`].
+pub fn divide_until<G: Game>(
+    pos: &G,
+    depth: u32,
+    mut observe: impl FnMut(&PerftStep) -> bool,
+) -> Vec<(G::Move, Option<u64>)> {
     let mut moves = Vec::new();
     pos.legal_moves(&mut moves);
     let total = moves.len();
@@ -77,36 +99,44 @@ pub fn divide_with<G: Game>(
         },
         path: Vec::new(),
         observe: &mut observe,
+        stopped: false,
     };
     moves
         .into_iter()
         .enumerate()
         .map(|(i, mv)| {
+            if walk.stopped {
+                return (mv, None);
+            }
             walk.path.clear();
             walk.path.push((i, total));
             let before = walk.step.nodes;
             walk.step.visited += 1;
             walk.count(&pos.play(mv), depth.saturating_sub(1));
+            if walk.stopped {
+                return (mv, None);
+            }
             walk.step.done = i + 1;
             walk.step.fraction = (i + 1) as f64 / total as f64;
             walk.step.first_move_done = true;
-            (walk.observe)(&walk.step);
-            (mv, walk.step.nodes - before)
+            walk.stopped = !(walk.observe)(&walk.step);
+            (mv, Some(walk.step.nodes - before))
         })
         .collect()
 }
 
-/// The state of [`divide_with`]'s walk: the running step and the path from the root (each
-/// level's move index and move count).
+/// The state of [`divide_until`]'s walk: the running step, the path from the root (each
+/// level's move index and move count) and whether the observer stopped it.
 struct Walk<'a, F> {
     step: PerftStep,
     path: Vec<(usize, usize)>,
     observe: &'a mut F,
+    stopped: bool,
 }
 
-impl<F: FnMut(&PerftStep)> Walk<'_, F> {
+impl<F: FnMut(&PerftStep) -> bool> Walk<'_, F> {
     /// [`perft`] of `pos`, adding to the step's counts and reporting every [`STEP_EVERY`]
-    /// positions made.
+    /// positions made; returns at once, its count unfinished, once the observer says stop.
     fn count<G: Game>(&mut self, pos: &G, depth: u32) {
         // Plies played to reach `pos` (the path holds the moves made).
         let here = self.path.len() as u32;
@@ -133,10 +163,15 @@ impl<F: FnMut(&PerftStep)> Walk<'_, F> {
                     if self.step.visited.is_multiple_of(STEP_EVERY) {
                         self.step.fraction = fraction(&self.path);
                         self.step.first_move_done = false;
-                        (self.observe)(&self.step);
+                        self.stopped = !(self.observe)(&self.step);
                     }
-                    self.count(&pos.play(mv), depth - 1);
+                    if !self.stopped {
+                        self.count(&pos.play(mv), depth - 1);
+                    }
                     self.path.pop();
+                    if self.stopped {
+                        return;
+                    }
                 }
             }
         }
@@ -184,6 +219,40 @@ mod tests {
         }
         assert_eq!(sum, perft(&pos, 3));
         assert_eq!(parts, divide(&pos, 3));
+    }
+
+    /// A walk stopped by its observer gives the first moves it finished, their counts
+    /// those of [`divide`], and `None` for the rest.
+    #[test]
+    fn divide_until_stops_when_told_and_keeps_what_it_finished() {
+        let pos = Position::start();
+        let full = divide(&pos, 5);
+        for stop_after in [0usize, 1, 3, 7] {
+            let mut steps = 0;
+            let mut moves_done = 0;
+            let parts = divide_until(&pos, 5, |step| {
+                steps += 1;
+                moves_done += usize::from(step.first_move_done);
+                steps <= stop_after
+            });
+            assert_eq!(steps, stop_after + 1, "no step after the stop");
+            assert_eq!(parts.len(), full.len());
+            let finished = parts.iter().take_while(|(_, n)| n.is_some()).count();
+            assert!(parts[finished..].iter().all(|(_, n)| n.is_none()));
+            assert!(finished < full.len(), "stopped before the end");
+            for ((mv, n), (full_mv, full_n)) in parts.iter().zip(&full).take(finished) {
+                assert_eq!((mv, n.unwrap()), (full_mv, *full_n));
+            }
+            // A first move counts once its step is seen, even the step that stops the walk.
+            assert_eq!(finished, moves_done);
+        }
+        let all = divide_until(&pos, 5, |_| true);
+        assert_eq!(
+            all.into_iter()
+                .map(|(m, n)| (m, n.unwrap()))
+                .collect::<Vec<_>>(),
+            full
+        );
     }
 
     #[test]
