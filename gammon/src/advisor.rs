@@ -32,6 +32,8 @@
 //! assert!(!cube.decision.offers_double());
 //! ```
 
+use std::sync::OnceLock;
+
 use tabula_engine::backgammon::{met, Dice, MatchId, Play, Position};
 
 use crate::cube::{self, CubeDecision, CubeState};
@@ -94,9 +96,12 @@ pub enum Advice {
 #[derive(Debug)]
 pub struct Advisor<'e> {
     searcher: Searcher<'e>,
-    /// The search of cube decisions when the evaluator has cube nets of its own
-    /// ([`Evaluator::cube`]); `None`: `searcher` decides the cube too.
-    cube_searcher: Option<Searcher<'e>>,
+    /// The evaluator's cube nets when it has its own ([`Evaluator::cube`]); `None`:
+    /// `searcher` decides the cube too.
+    cube_eval: Option<&'e Evaluator>,
+    /// The search over `cube_eval`, made at the first cube decision (its cache costs as
+    /// much as `searcher`'s, which an advisor asked only for plays never needs).
+    cube_searcher: OnceLock<Searcher<'e>>,
     cube_efficiency: f64,
 }
 
@@ -109,7 +114,8 @@ impl<'e> Advisor<'e> {
     pub fn new(eval: &'e Evaluator, options: SearchOptions, cube_efficiency: f64) -> Advisor<'e> {
         Advisor {
             searcher: Searcher::new(eval, options),
-            cube_searcher: eval.cube.as_deref().map(|c| Searcher::new(c, options)),
+            cube_eval: eval.cube.as_deref(),
+            cube_searcher: OnceLock::new(),
             cube_efficiency,
         }
     }
@@ -126,7 +132,12 @@ impl<'e> Advisor<'e> {
 
     /// The searcher behind the cube decisions (over [`Evaluator::for_cube`]).
     pub fn cube_searcher(&self) -> &Searcher<'e> {
-        self.cube_searcher.as_ref().unwrap_or(&self.searcher)
+        match self.cube_eval {
+            Some(eval) => self
+                .cube_searcher
+                .get_or_init(|| Searcher::new(eval, *self.searcher.options())),
+            None => &self.searcher,
+        }
     }
 
     /// Before the roll: double or not for the player on roll of `pos`, and take or drop for

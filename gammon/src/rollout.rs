@@ -637,8 +637,8 @@ pub struct Rollout<'e> {
     eval: &'e Evaluator,
     searcher: Searcher<'e>,
     /// The cube turns' searcher when the evaluator has cube nets of its own
-    /// ([`Evaluator::cube`]), as the advisor's.
-    cube_searcher: Option<Searcher<'e>>,
+    /// ([`Evaluator::cube`]), as the advisor's; made at the first cube turn.
+    cube_searcher: std::sync::OnceLock<Searcher<'e>>,
     options: RolloutOptions,
 }
 
@@ -663,7 +663,7 @@ impl<'e> Rollout<'e> {
         Rollout {
             eval,
             searcher: Searcher::new(eval, search),
-            cube_searcher: eval.cube.as_deref().map(|c| Searcher::new(c, search)),
+            cube_searcher: std::sync::OnceLock::new(),
             options,
         }
     }
@@ -921,14 +921,19 @@ impl<'e> Rollout<'e> {
         if !c.may_double() {
             return None;
         }
-        let searcher = self.cube_searcher.as_ref().unwrap_or(&self.searcher);
+        let searcher = match self.eval.cube.as_deref() {
+            Some(eval) => self
+                .cube_searcher
+                .get_or_init(|| Searcher::new(eval, *self.searcher.options())),
+            None => &self.searcher,
+        };
         let p = searcher.evaluate(pos, self.options.plies);
         let d = cube::decide(&p, c, cube::efficiency(pos, self.options.cube_efficiency));
         if !d.offers_double() {
             return None;
         }
         if !d.take {
-            let p = match self.cube_searcher {
+            let p = match self.eval.cube {
                 Some(_) => self.searcher.evaluate(pos, self.options.plies),
                 None => p,
             };
