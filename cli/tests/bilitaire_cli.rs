@@ -37,9 +37,8 @@ fn perft_on_threads_and_stopped_by_ctrl_c() {
     let v: serde_json::Value = serde_json::from_str(&run("3")).unwrap();
     assert!(v.get("interrupted").is_none(), "{v}");
 
-    use std::process::{Command, Stdio};
-    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args([
+    let out = interrupted(
+        &[
             "bilitaire",
             "perft",
             "--depth",
@@ -48,19 +47,10 @@ fn perft_on_threads_and_stopped_by_ctrl_c() {
             "--json",
             "--threads",
             "2",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
-    let out = child.wait_with_output().expect("wait for tabula");
-    assert_eq!(out.status.code(), Some(130), "{}", stdout(&out));
+        ],
+        &[],
+        || true,
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
     let divide = v["divide"].as_object().expect("the first moves counted");
     let sum: u64 = divide.values().map(|n| n.as_u64().unwrap()).sum();
@@ -228,11 +218,21 @@ fn interrupted_long_solve(
     env: &[(&str, &str)],
     ready: impl Fn() -> bool,
 ) -> std::process::Output {
-    use std::process::{Command, Stdio};
     let mut args = vec!["bilitaire", "solve", "--position", LONG_SOLVE, "--json"];
     args.extend_from_slice(extra);
+    interrupted(&args, env, ready)
+}
+
+/// `tabula ARGS` with `env`, stopped by SIGINT once 1.5 s have passed and `ready()` holds
+/// (polled for up to a minute); checks it exited with code 130.
+fn interrupted(
+    args: &[&str],
+    env: &[(&str, &str)],
+    ready: impl Fn() -> bool,
+) -> std::process::Output {
+    use std::process::{Command, Stdio};
     let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(&args)
+        .args(args)
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
