@@ -96,11 +96,8 @@ pub enum Advice {
 #[derive(Debug)]
 pub struct Advisor<'e> {
     searcher: Searcher<'e>,
-    /// The evaluator's cube nets when it has its own ([`Evaluator::cube`]); `None`:
-    /// `searcher` decides the cube too.
-    cube_eval: Option<&'e Evaluator>,
-    /// The search over `cube_eval`, made at the first cube decision (its cache costs as
-    /// much as `searcher`'s, which an advisor asked only for plays never needs).
+    /// The search over the evaluator's cube nets, when it has its own ([`Evaluator::cube`]),
+    /// made at the first cube decision ([`Searcher::for_cube`]).
     cube_searcher: OnceLock<Searcher<'e>>,
     cube_efficiency: f64,
 }
@@ -114,7 +111,6 @@ impl<'e> Advisor<'e> {
     pub fn new(eval: &'e Evaluator, options: SearchOptions, cube_efficiency: f64) -> Advisor<'e> {
         Advisor {
             searcher: Searcher::new(eval, options),
-            cube_eval: eval.cube.as_deref(),
             cube_searcher: OnceLock::new(),
             cube_efficiency,
         }
@@ -132,12 +128,7 @@ impl<'e> Advisor<'e> {
 
     /// The searcher behind the cube decisions (over [`Evaluator::for_cube`]).
     pub fn cube_searcher(&self) -> &Searcher<'e> {
-        match self.cube_eval {
-            Some(eval) => self
-                .cube_searcher
-                .get_or_init(|| Searcher::new(eval, *self.searcher.options())),
-            None => &self.searcher,
-        }
+        self.searcher.for_cube(&self.cube_searcher)
     }
 
     /// Before the roll: double or not for the player on roll of `pos`, and take or drop for

@@ -637,7 +637,8 @@ pub struct Rollout<'e> {
     eval: &'e Evaluator,
     searcher: Searcher<'e>,
     /// The cube turns' searcher when the evaluator has cube nets of its own
-    /// ([`Evaluator::cube`]), as the advisor's; made at the first cube turn.
+    /// ([`Evaluator::cube`]), as the advisor's; made at the first cube turn
+    /// ([`Searcher::for_cube`]).
     cube_searcher: std::sync::OnceLock<Searcher<'e>>,
     options: RolloutOptions,
 }
@@ -921,13 +922,10 @@ impl<'e> Rollout<'e> {
         if !c.may_double() {
             return None;
         }
-        let searcher = match self.eval.cube.as_deref() {
-            Some(eval) => self
-                .cube_searcher
-                .get_or_init(|| Searcher::new(eval, *self.searcher.options())),
-            None => &self.searcher,
-        };
-        let p = searcher.evaluate(pos, self.options.plies);
+        let p = self
+            .searcher
+            .for_cube(&self.cube_searcher)
+            .evaluate(pos, self.options.plies);
         let d = cube::decide(&p, c, cube::efficiency(pos, self.options.cube_efficiency));
         if !d.offers_double() {
             return None;

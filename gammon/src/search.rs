@@ -139,6 +139,22 @@ impl<'e> Searcher<'e> {
         &self.options
     }
 
+    /// The evaluator searched.
+    pub fn evaluator(&self) -> &'e Evaluator {
+        self.search.evaluator()
+    }
+
+    /// The searcher of cube decisions that goes with this one: over the evaluator's cube nets
+    /// ([`Evaluator::cube`]) with the same options, made in `cell` at the first call (its
+    /// cache costs as much as this one's, which a caller asking only for plays never needs);
+    /// this searcher itself when the evaluator has no cube nets.
+    pub fn for_cube<'s>(&'s self, cell: &'s std::sync::OnceLock<Searcher<'e>>) -> &'s Searcher<'e> {
+        match self.evaluator().cube.as_deref() {
+            Some(cube) => cell.get_or_init(|| Searcher::new(cube, self.options)),
+            None => self,
+        }
+    }
+
     /// The cubeless evaluation of `pos` for the player on roll, before the roll, looking
     /// `plies` rolls ahead.
     pub fn evaluate(&self, pos: &Position, plies: u8) -> Probabilities {
