@@ -411,21 +411,19 @@ impl Evaluator {
     /// where each side's checkers are on the points of the race database
     /// ([`crate::bearoff`]).
     pub fn with_bearoff_tables(
-        self,
+        mut self,
         os: std::sync::Arc<tabula_tablebase::bearoff::OneSided>,
         race: Option<std::sync::Arc<tabula_tablebase::bearoff::RaceTable>>,
     ) -> Evaluator {
-        let bearoff = Some(crate::bearoff::BearoffTable { os, race });
-        let cube = self.cube.map(|c| {
-            std::sync::Arc::new(Evaluator {
-                bearoff: bearoff.clone(),
-                ..(*c).clone()
-            })
-        });
-        Evaluator {
-            bearoff,
-            cube,
+        let cube = self.cube.take();
+        let nets = Evaluator {
+            bearoff: Some(crate::bearoff::BearoffTable { os, race }),
             ..self
+        };
+        // The cube nets take the new endings too (`with_cube` gives them these).
+        match cube {
+            Some(c) => nets.with_cube((*c).clone()),
+            None => nets,
         }
     }
 
