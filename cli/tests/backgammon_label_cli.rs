@@ -427,8 +427,9 @@ fn anchor_labels_train_and_are_never_held_out() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The drawn sources (`--source late-hit`, `back-checkers`, `back-in-play`) label every drawn position with
-/// `--keep 0`, crashed positions all; they do not go with the options that keep other classes.
+/// The drawn sources (`--source late-hit`, `back-checkers`, `back-in-play`) label every drawn
+/// position with `--keep 0`, crashed positions all; they do not go with the options that keep
+/// other classes. `back-game` draws positions in contact, which `--contact-only` filters.
 #[test]
 fn drawn_sources_label_drawn_crashed_positions() {
     use tabula_engine::backgammon::Position;
@@ -460,6 +461,44 @@ fn drawn_sources_label_drawn_crashed_positions() {
             assert!(!out.exists());
         }
     }
+    // Back games are in contact, crashed now and then: every drawn position is labelled,
+    // --contact-only keeps those of the contact net, --races-only would keep none.
+    let labels = dir.join("back-game.txt");
+    ok(&label(&labels, "6", &["--source", "back-game"]));
+    let text = std::fs::read_to_string(&labels).unwrap();
+    assert!(text.lines().nth(1).unwrap().contains(" source back-game "));
+    let ids: Vec<&str> = records(&text)
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 6, "one label per drawn back game");
+    for id in &ids {
+        let pos = Position::from_position_id(id).unwrap();
+        assert_ne!(NetClass::of(&pos), NetClass::Race, "{id}");
+    }
+    let contact = dir.join("back-game-contact.txt");
+    ok(&label(
+        &contact,
+        "6",
+        &["--source", "back-game", "--contact-only"],
+    ));
+    let text = std::fs::read_to_string(&contact).unwrap();
+    let kept: Vec<&str> = records(&text)
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        kept,
+        ids.iter()
+            .copied()
+            .filter(|id| NetClass::of(&Position::from_position_id(id).unwrap())
+                == NetClass::Contact)
+            .collect::<Vec<_>>(),
+        "the same draws, the contact ones kept"
+    );
+    let out = dir.join("none.txt");
+    let o = label(&out, "2", &["--source", "back-game", "--races-only"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("in contact only"));
+    assert!(!out.exists());
     let o = label(&dir.join("bad.txt"), "2", &["--source", "late-hits"]);
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();

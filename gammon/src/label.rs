@@ -103,15 +103,20 @@ pub enum Source {
     /// nearly all its checkers in play ([`back_in_play`]): the sub-kind the replays of the
     /// back-checkers round's duel found.
     BackInPlay,
+    /// Drawn back games ([`back_game`]): a side holding two points deep in the other side's
+    /// home board with nearly all its checkers still in play, the position where the cube
+    /// judges found the nets overrating the attacker most (stop 46).
+    BackGame,
 }
 
 impl Source {
     /// Every source.
-    pub const ALL: [Source; 4] = [
+    pub const ALL: [Source; 5] = [
         Source::SelfPlay,
         Source::LateHit,
         Source::BackCheckers,
         Source::BackInPlay,
+        Source::BackGame,
     ];
 
     /// The name used on the command line and in label files.
@@ -121,6 +126,7 @@ impl Source {
             Source::LateHit => "late-hit",
             Source::BackCheckers => "back-checkers",
             Source::BackInPlay => "back-in-play",
+            Source::BackGame => "back-game",
         }
     }
 
@@ -132,7 +138,17 @@ impl Source {
             Source::LateHit => Some(late_hit(rng)),
             Source::BackCheckers => Some(back_checkers(rng)),
             Source::BackInPlay => Some(back_in_play(rng)),
+            Source::BackGame => Some(back_game(rng)),
         }
+    }
+
+    /// Whether every position this source draws is crashed ([`NetClass::Crashed`]): the late
+    /// hits and the sides with checkers back. Self-play and back games are not.
+    pub fn crashed_only(self) -> bool {
+        matches!(
+            self,
+            Source::LateHit | Source::BackCheckers | Source::BackInPlay
+        )
     }
 
     /// The source of that [`name`](Source::name).
@@ -236,6 +252,76 @@ pub fn back_in_play(rng: &mut Rng) -> Position {
             continue;
         }
         if let Some(pos) = settle(rng, back, other) {
+            return pos;
+        }
+    }
+}
+
+/// A drawn back game. The defender (on roll or not, at random) holds two points of the other
+/// side's home board (its own 19- to 24-points), 2 or 3 checkers each, the first on the other
+/// side's 1-, 2- or 3-point; one time in three a third checker back (on the bar, or on one of
+/// those six points); the rest of its 15 in play, each on its own home board (two in five) or
+/// its outfield. The attacker has 0 to 3 checkers off, 2 to 4 points of its home board made
+/// (2 or 3 checkers each, among the points the defender does not hold) and the rest each on
+/// its home board (two in five), its 7- to 12-points (two in five) or its 13- to 18-points.
+/// Drawn again until legal (no point shared). Self-play hardly reaches these, and the cube
+/// judges found the nets overrating the attacker there most: `0HMAwDvc3ZYAAA`, an ace-deuce
+/// back game, net 0.733 to win at 2 plies, Tabula's own 0-ply rollout 0.638, gnubg 2-ply 0.578.
+pub fn back_game(rng: &mut Rng) -> Position {
+    loop {
+        let mut defender = [0u8; 25];
+        // The defender's 22- to 24-points are the attacker's 3- to 1-points.
+        let first = 21 + rng.below(3) as usize;
+        let second = loop {
+            let p = 18 + rng.below(6) as usize;
+            if p != first {
+                break p;
+            }
+        };
+        defender[first] = 2 + rng.below(2) as u8;
+        defender[second] = 2 + rng.below(2) as u8;
+        if rng.below(3) == 0 {
+            let p = if rng.below(4) == 0 {
+                24
+            } else {
+                18 + rng.below(6) as usize
+            };
+            defender[p] += 1;
+        }
+        for _ in total(&defender)..15 {
+            let p = if rng.below(5) < 2 {
+                rng.below(6)
+            } else {
+                6 + rng.below(12)
+            };
+            defender[p as usize] += 1;
+        }
+        let mut attacker = [0u8; 25];
+        let in_play = 15 - rng.below(4) as u8;
+        // The attacker's home points the defender holds (its point p is the defender's 23 − p).
+        let mut free: Vec<usize> = (0..6).filter(|&p| defender[23 - p] == 0).collect();
+        let mut placed = 0;
+        for _ in 0..2 + rng.below(3) {
+            if free.is_empty() {
+                break;
+            }
+            let i = rng.below(free.len() as u64) as usize;
+            let n = 2 + rng.below(2) as u8;
+            attacker[free.swap_remove(i)] = n;
+            placed += n;
+        }
+        if placed > in_play {
+            continue;
+        }
+        for _ in placed..in_play {
+            let p = match rng.below(5) {
+                0 | 1 => rng.below(6),
+                2 | 3 => 6 + rng.below(6),
+                _ => 12 + rng.below(6),
+            };
+            attacker[p as usize] += 1;
+        }
+        if let Some(pos) = settle(rng, defender, attacker) {
             return pos;
         }
     }
@@ -799,6 +885,49 @@ mod tests {
         assert!((550..900).contains(&three), "{three}");
         assert!((500..900).contains(&anchors), "{anchors}");
         assert!((1_000..1_500).contains(&on_bar), "{on_bar}");
+    }
+
+    #[test]
+    fn back_games_hold_two_deep_points_against_a_side_in_play() {
+        let mut rng = Rng::new(11);
+        let (mut crashed, mut more_back, mut ace_point) = (0, 0, 0);
+        for _ in 0..2_000 {
+            let pos = back_game(&mut rng);
+            let class = NetClass::of(&pos);
+            assert_ne!(class, Race, "{}", pos.position_id());
+            crashed += usize::from(class == Crashed);
+            // The defender: all 15 in play, two points (2 or more checkers) on the other
+            // side's home board, one of them its 1-, 2- or 3-point; the attacker: at most 3
+            // off, at least 2 home points made, none of its checkers past the defender's
+            // 18-point (its own 7-point: its 13- to 18-points at most).
+            let fits = |defender: Side, attacker: Side| {
+                let (d, a) = (pos.counts(defender), pos.counts(attacker));
+                let held: Vec<usize> = (18..24).filter(|&p| d[p] >= 2).collect();
+                pos.off(defender) == 0
+                    && held.len() >= 2
+                    && held.iter().any(|&p| p >= 21)
+                    && pos.off(attacker) <= 3
+                    && a[..6].iter().filter(|&&n| n >= 2).count() >= 2
+                    && a[18..].iter().all(|&n| n == 0)
+            };
+            let defender = if fits(Side::OnRoll, Side::Opponent) {
+                Side::OnRoll
+            } else {
+                assert!(fits(Side::Opponent, Side::OnRoll), "{}", pos.position_id());
+                Side::Opponent
+            };
+            let d = pos.counts(defender);
+            more_back += usize::from(d[18..].iter().sum::<u8>() > 6);
+            ace_point += usize::from(d[23] >= 2);
+        }
+        // Contact positions, crashed only where the attacker piles its checkers on its ace and
+        // deuce points: 20 of 2,000 with this seed. More than 6 back (a third checker beside
+        // two points of 3, or two points of 3 and more) now and then: 152; the defender holds
+        // the other side's ace point in nearly half the draws (the first point is its 1 to 3,
+        // the second any other of the six): 942.
+        assert!(crashed < 100, "{crashed}");
+        assert!((80..250).contains(&more_back), "{more_back}");
+        assert!((700..1_200).contains(&ace_point), "{ace_point}");
     }
 
     #[test]

@@ -62,7 +62,9 @@ pub struct LabelArgs {
     /// which the nets valued far too well for that side) or `back-checkers` (drawn positions
     /// where a side with at most 6 checkers left has 2 or 3 of them back, on the bar or on the
     /// other side's home board, anchored or not) or `back-in-play` (the same against a side
-    /// with nearly all its checkers still in play, some of them back too).
+    /// with nearly all its checkers still in play, some of them back too) or `back-game`
+    /// (drawn back games: a side holding two points deep in the other side's home board with
+    /// all its checkers in play, where the nets overrate the attacker).
     #[arg(long, default_value = "self-play", value_parser = parse_source)]
     source: Source,
     /// Keep a position only when the net's gammon rate (gammons won plus lost, 0 plies) is at
@@ -117,12 +119,18 @@ pub fn label(args: &LabelArgs) -> CliResult {
             "--rollout-plies: 0 to 2, and only with --rollout-trials",
         ));
     }
-    if args.source != Source::SelfPlay && (args.races_only || args.contact_only) {
+    if args.source.crashed_only() && (args.races_only || args.contact_only) {
         return Err(CliError::bad_input(format!(
             "--source {} draws crashed positions only: --races-only or --contact-only \
              would keep none of them",
             args.source.name()
         )));
+    }
+    if args.source == Source::BackGame && args.races_only {
+        return Err(CliError::bad_input(
+            "--source back-game draws positions in contact only: --races-only would keep none \
+             of them",
+        ));
     }
     let options = LabelOptions {
         plies: args.plies,
