@@ -10,7 +10,7 @@
 //! | `game bilitaire\|pylos [rules R] [takeback T]` | nothing (a new game at the start) |
 //! | `position startpos\|start\|fen <position string>\|<position string> [moves M…]` | nothing |
 //! | `validmoves` | `validmoves M…` |
-//! | `perft N` | `perft N nodes X` (N ≤ [`MAX_PERFT`]) |
+//! | `perft N` | `perft N nodes X` (N ≤ [`MAX_PERFT`]; the first moves counted on `Threads` threads) |
 //! | `go [movetime MS] [nodes N] [depth D] [infinite]` | `info depth … score … nodes … nps … time … pv …` lines, then `bestmove M` |
 //! | `stop` | the running search ends and sends its `bestmove` |
 //! | `query gameover\|result\|p1turn\|tomove` | `response …` |
@@ -188,6 +188,19 @@ impl Drop for Ugi {
     fn drop(&mut self) {
         self.stop_search();
     }
+}
+
+/// The perft count of `pos` to `depth`, its first moves shared among `threads` threads (the
+/// count is the same for any number).
+fn count<G: Game>(pos: &G, depth: u32, threads: usize) -> u64 {
+    if depth < 2 {
+        return tabula_engine::perft::perft(pos, depth);
+    }
+    let never = AtomicBool::new(false);
+    tabula_solver::perft::divide_on_threads(pos, depth, threads, &never, |_| {})
+        .iter()
+        .map(|(_, n)| n.unwrap_or(0))
+        .sum()
 }
 
 fn bad(message: impl Into<String>) -> ProtocolError {
@@ -548,8 +561,8 @@ impl Ugi {
             )));
         }
         let nodes = match &self.pos {
-            Pos::Bilitaire(p) => tabula_engine::perft::perft(p, depth),
-            Pos::Pylos(p) => tabula_engine::perft::perft(p, depth),
+            Pos::Bilitaire(p) => count(p, depth, self.threads),
+            Pos::Pylos(p) => count(p, depth, self.threads),
         };
         Ok(vec![format!("perft {depth} nodes {nodes}")])
     }
@@ -940,6 +953,16 @@ mod tests {
         ok(&mut s, "game pylos rules children");
         assert_eq!(ok(&mut s, "query tomove"), vec!["response black"]);
         assert_eq!(ok(&mut s, "perft 1"), vec!["perft 1 nodes 16"]);
+        // The Threads option shares the first moves; the count is the engine's.
+        let one = match &s.pos {
+            Pos::Pylos(p) => tabula_engine::perft::perft(p, 4),
+            Pos::Bilitaire(_) => unreachable!("a Pylos game"),
+        };
+        for threads in [1, 2, 3] {
+            ok(&mut s, &format!("setoption name Threads value {threads}"));
+            assert_eq!(ok(&mut s, "perft 4"), vec![format!("perft 4 nodes {one}")]);
+            assert_eq!(ok(&mut s, "perft 0"), vec!["perft 0 nodes 1"]);
+        }
         ok(
             &mut s,
             "position fen ..../..../..../....|.../.../...|../..|. b moves 0a1",

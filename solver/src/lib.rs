@@ -19,6 +19,7 @@ pub mod eval;
 pub mod expectimax;
 pub mod games;
 pub mod minimax;
+pub mod perft;
 pub mod proof;
 pub mod search;
 pub mod tt;
