@@ -239,15 +239,13 @@ pub fn back_in_play(rng: &mut Rng) -> Position {
         let in_play = 15 - rng.below(4) as u8;
         let made = 2 + rng.below(4);
         let (_, placed) = make_points(rng, &mut other, made);
-        for _ in placed..in_play {
-            let point = match rng.below(5) {
-                0 | 1 => rng.below(6),
-                2 | 3 => 6 + rng.below(12),
-                // The other side's 19- to 24-points are the first side's home board.
-                _ => 18 + rng.below(6),
-            };
-            other[point as usize] += 1;
-        }
+        // The other side's 19- to 24-points are the first side's home board.
+        scatter(
+            rng,
+            &mut other,
+            in_play.saturating_sub(placed),
+            [(0, 6), (6, 12), (18, 6)],
+        );
         if placed > in_play {
             continue;
         }
@@ -288,39 +286,24 @@ pub fn back_game(rng: &mut Rng) -> Position {
             };
             defender[p] += 1;
         }
-        for _ in total(&defender)..15 {
-            let p = if rng.below(5) < 2 {
-                rng.below(6)
-            } else {
-                6 + rng.below(12)
-            };
-            defender[p as usize] += 1;
-        }
+        let rest = 15 - total(&defender) as u8;
+        scatter(rng, &mut defender, rest, [(0, 6), (6, 12), (6, 12)]);
         let mut attacker = [0u8; 25];
         let in_play = 15 - rng.below(4) as u8;
-        // The attacker's home points the defender holds (its point p is the defender's 23 − p).
-        let mut free: Vec<usize> = (0..6).filter(|&p| defender[23 - p] == 0).collect();
-        let mut placed = 0;
-        for _ in 0..2 + rng.below(3) {
-            if free.is_empty() {
-                break;
-            }
-            let i = rng.below(free.len() as u64) as usize;
-            let n = 2 + rng.below(2) as u8;
-            attacker[free.swap_remove(i)] = n;
-            placed += n;
-        }
+        // The home points the defender does not hold (the attacker's point p is the
+        // defender's 23 − p).
+        let free = (0..6).filter(|&p| defender[23 - p] == 0).collect();
+        let made = 2 + rng.below(3);
+        let (_, placed) = make_points_among(rng, &mut attacker, made, free);
         if placed > in_play {
             continue;
         }
-        for _ in placed..in_play {
-            let p = match rng.below(5) {
-                0 | 1 => rng.below(6),
-                2 | 3 => 6 + rng.below(6),
-                _ => 12 + rng.below(6),
-            };
-            attacker[p as usize] += 1;
-        }
+        scatter(
+            rng,
+            &mut attacker,
+            in_play - placed,
+            [(0, 6), (6, 6), (12, 6)],
+        );
         if let Some(pos) = settle(rng, defender, attacker) {
             return pos;
         }
@@ -353,15 +336,40 @@ fn back_side(rng: &mut Rng, behind: usize) -> [u8; 25] {
 /// Makes `made` points of `side`'s home board, 2 or 3 checkers each; the home points left
 /// free and the checkers placed.
 fn make_points(rng: &mut Rng, side: &mut [u8; 25], made: u64) -> (Vec<usize>, u8) {
-    let mut free: Vec<usize> = (0..6).collect();
+    make_points_among(rng, side, made, (0..6).collect())
+}
+
+/// [`make_points`] among the home points `free` only (fewer where they run out).
+fn make_points_among(
+    rng: &mut Rng,
+    side: &mut [u8; 25],
+    made: u64,
+    mut free: Vec<usize>,
+) -> (Vec<usize>, u8) {
     let mut placed = 0;
     for _ in 0..made {
+        if free.is_empty() {
+            break;
+        }
         let i = rng.below(free.len() as u64) as usize;
         let n = 2 + rng.below(2) as u8;
         side[free.swap_remove(i)] = n;
         placed += n;
     }
     (free, placed)
+}
+
+/// Puts `count` more checkers on `side`, each on a point drawn from one of three spans
+/// (start, length): the first two in two draws of five each, the third in one.
+fn scatter(rng: &mut Rng, side: &mut [u8; 25], count: u8, spans: [(u64, u64); 3]) {
+    for _ in 0..count {
+        let (start, len) = match rng.below(5) {
+            0 | 1 => spans[0],
+            2 | 3 => spans[1],
+            _ => spans[2],
+        };
+        side[(start + rng.below(len)) as usize] += 1;
+    }
 }
 
 fn total(side: &[u8; 25]) -> u32 {
@@ -789,6 +797,18 @@ mod tests {
     use super::*;
     use tabula_engine::backgammon::Side;
 
+    /// The drawn side and the other, `(first, other)`, for which `fits(first, other)` holds
+    /// (a drawn position puts its first side on roll or not, at random); fails where neither
+    /// way fits.
+    fn the_sides(pos: &Position, fits: impl Fn(Side, Side) -> bool) -> (Side, Side) {
+        if fits(Side::OnRoll, Side::Opponent) {
+            (Side::OnRoll, Side::Opponent)
+        } else {
+            assert!(fits(Side::Opponent, Side::OnRoll), "{}", pos.position_id());
+            (Side::Opponent, Side::OnRoll)
+        }
+    }
+
     fn small() -> LabelOptions {
         LabelOptions {
             plies: 1,
@@ -868,12 +888,7 @@ mod tests {
                     && (2..=3).contains(&behind)
                     && o[..6].iter().filter(|&&n| n >= 2).count() >= 2
             };
-            let back = if fits(Side::OnRoll, Side::Opponent) {
-                Side::OnRoll
-            } else {
-                assert!(fits(Side::Opponent, Side::OnRoll), "{}", pos.position_id());
-                Side::Opponent
-            };
+            let (back, _) = the_sides(&pos, fits);
             let c = pos.counts(back);
             three += usize::from(c[18..].iter().sum::<u8>() == 3);
             anchors += usize::from(c[18..24].iter().any(|&n| n >= 2));
@@ -910,12 +925,7 @@ mod tests {
                     && a[..6].iter().filter(|&&n| n >= 2).count() >= 2
                     && a[18..].iter().all(|&n| n == 0)
             };
-            let defender = if fits(Side::OnRoll, Side::Opponent) {
-                Side::OnRoll
-            } else {
-                assert!(fits(Side::Opponent, Side::OnRoll), "{}", pos.position_id());
-                Side::Opponent
-            };
+            let (defender, _) = the_sides(&pos, fits);
             let d = pos.counts(defender);
             more_back += usize::from(d[18..].iter().sum::<u8>() > 6);
             ace_point += usize::from(d[23] >= 2);
@@ -947,12 +957,7 @@ mod tests {
                     && pos.off(other) <= 3
                     && o[..6].iter().filter(|&&n| n >= 2).count() >= 2
             };
-            let other = if fits(Side::OnRoll, Side::Opponent) {
-                Side::Opponent
-            } else {
-                assert!(fits(Side::Opponent, Side::OnRoll), "{}", pos.position_id());
-                Side::OnRoll
-            };
+            let (_, other) = the_sides(&pos, fits);
             on_their_board += usize::from(pos.counts(other)[18..24].iter().any(|&n| n > 0));
             all_in += usize::from(pos.off(other) == 0);
         }
