@@ -104,7 +104,7 @@ pub enum Source {
     /// back-checkers round's duel found.
     BackInPlay,
     /// Drawn back games ([`back_game`]): a side holding two points deep in the other side's
-    /// home board with nearly all its checkers still in play, the position where the cube
+    /// home board with all its checkers still in play, the positions where the cube
     /// judges found the nets overrating the attacker most (stop 46).
     BackGame,
 }
@@ -913,8 +913,8 @@ mod tests {
             crashed += usize::from(class == Crashed);
             // The defender: all 15 in play, two points (2 or more checkers) on the other
             // side's home board, one of them its 1-, 2- or 3-point; the attacker: at most 3
-            // off, at least 2 home points made, none of its checkers past the defender's
-            // 18-point (its own 7-point: its 13- to 18-points at most).
+            // off, at least 2 home points made, none on the bar or on its 19- to 24-points
+            // (the defender's home board).
             let fits = |defender: Side, attacker: Side| {
                 let (d, a) = (pos.counts(defender), pos.counts(attacker));
                 let held: Vec<usize> = (18..24).filter(|&p| d[p] >= 2).collect();
@@ -931,8 +931,8 @@ mod tests {
             ace_point += usize::from(d[23] >= 2);
         }
         // Contact positions, crashed only where the attacker piles its checkers on its ace and
-        // deuce points: 20 of 2,000 with this seed. More than 6 back (a third checker beside
-        // two points of 3, or two points of 3 and more) now and then: 152; the defender holds
+        // deuce points: 20 of 2,000 with this seed. More than 6 back (two points of 3 and a
+        // third checker) now and then: 152; the defender holds
         // the other side's ace point in nearly half the draws (the first point is its 1 to 3,
         // the second any other of the six): 942.
         assert!(crashed < 100, "{crashed}");

@@ -196,6 +196,7 @@ fn count<G: Game>(pos: &G, depth: u32, threads: usize) -> u64 {
     if depth < 2 {
         return tabula_engine::perft::perft(pos, depth);
     }
+    // Never stopped, so every first move comes with its count.
     let never = AtomicBool::new(false);
     tabula_solver::perft::divide_on_threads(pos, depth, threads, &never, |_| {})
         .iter()
