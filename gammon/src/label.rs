@@ -142,13 +142,25 @@ impl Source {
         }
     }
 
-    /// Whether every position this source draws is crashed ([`NetClass::Crashed`]): the late
-    /// hits and the sides with checkers back. Self-play and back games are not.
-    pub fn crashed_only(self) -> bool {
-        matches!(
-            self,
-            Source::LateHit | Source::BackCheckers | Source::BackInPlay
-        )
+    /// Whether this source's positions can be of `class`: self-play reaches every class, the
+    /// late hits and the sides with checkers back are crashed, back games are in contact
+    /// (crashed now and then). A run that keeps only a class its source never draws keeps
+    /// nothing.
+    pub fn draws(self, class: NetClass) -> bool {
+        match self {
+            Source::SelfPlay => true,
+            Source::LateHit | Source::BackCheckers | Source::BackInPlay => class == Crashed,
+            Source::BackGame => class != Race,
+        }
+    }
+
+    /// What the source draws, in words ([`Source::draws`]).
+    pub fn drawn(self) -> &'static str {
+        match self {
+            Source::SelfPlay => "positions of every class",
+            Source::LateHit | Source::BackCheckers | Source::BackInPlay => "crashed positions",
+            Source::BackGame => "positions in contact",
+        }
     }
 
     /// The source of that [`name`](Source::name).
@@ -900,6 +912,21 @@ mod tests {
         assert!((550..900).contains(&three), "{three}");
         assert!((500..900).contains(&anchors), "{anchors}");
         assert!((1_000..1_500).contains(&on_bar), "{on_bar}");
+    }
+
+    /// What each drawn source says it draws ([`Source::draws`]) is what its draws are.
+    #[test]
+    fn each_source_draws_the_classes_it_names() {
+        for source in Source::ALL {
+            let mut rng = Rng::new(5);
+            for _ in 0..500 {
+                let Some(pos) = source.draw(&mut rng) else {
+                    break;
+                };
+                let class = NetClass::of(&pos);
+                assert!(source.draws(class), "{source:?} {}", pos.position_id());
+            }
+        }
     }
 
     #[test]

@@ -119,18 +119,21 @@ pub fn label(args: &LabelArgs) -> CliResult {
             "--rollout-plies: 0 to 2, and only with --rollout-trials",
         ));
     }
-    if args.source.crashed_only() && (args.races_only || args.contact_only) {
+    let only = if args.races_only {
+        Some((NetClass::Race, "--races-only"))
+    } else if args.crashed_only {
+        Some((NetClass::Crashed, "--crashed-only"))
+    } else if args.contact_only {
+        Some((NetClass::Contact, "--contact-only"))
+    } else {
+        None
+    };
+    if let Some((_, flag)) = only.filter(|&(class, _)| !args.source.draws(class)) {
         return Err(CliError::bad_input(format!(
-            "--source {} draws crashed positions only: --races-only or --contact-only \
-             would keep none of them",
-            args.source.name()
+            "--source {} draws {} only: {flag} would keep none of them",
+            args.source.name(),
+            args.source.drawn()
         )));
-    }
-    if args.source == Source::BackGame && args.races_only {
-        return Err(CliError::bad_input(
-            "--source back-game draws positions in contact only: --races-only would keep none \
-             of them",
-        ));
     }
     let options = LabelOptions {
         plies: args.plies,
@@ -140,15 +143,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         seed: args.seed,
         rollout_trials: args.rollout_trials,
         rollout_plies: args.rollout_plies,
-        only: if args.races_only {
-            Some(NetClass::Race)
-        } else if args.crashed_only {
-            Some(NetClass::Crashed)
-        } else if args.contact_only {
-            Some(NetClass::Contact)
-        } else {
-            None
-        },
+        only: only.map(|(class, _)| class),
         source: args.source,
         min_gammons: args.gammons,
     };
