@@ -387,6 +387,9 @@ def play_chunk(args, first, count, seat):
         "plays": len(moves), "play_ms": round(sum(e["ms"] for e in moves), 1),
         "max_ms": max([e["ms"] for e in moves] or [0]),
         "cube_decisions": len(cube),
+        # Cube decisions a rollout made (a back game at 2 plies or more) and the time of all.
+        "cube_rollouts": sum(1 for e in cube if e.get("rollout_trials")),
+        "cube_ms": round(sum(e.get("ms", 0) for e in cube), 1),
         "doubles": sum(1 for e in cube if e["kind"] == "double" and e["reply"] == "double"),
         "takes": sum(1 for e in cube if e["kind"] == "take" and e["reply"] == "take"),
         "drops": sum(1 for e in cube if e["kind"] == "take" and e["reply"] == "drop"),
@@ -570,6 +573,10 @@ def report_duplicate(args, done):
     print("cube: tabula doubled %d times; took %d, dropped %d of gnubg's doubles"
           % (sum(r["doubles"] for r in recs), sum(r["takes"] for r in recs),
              sum(r["drops"] for r in recs)))
+    # Older results files have no cube_rollouts or cube_ms.
+    print("cube decisions: %d by rollout (back games), %.0f s in all"
+          % (sum(r.get("cube_rollouts", 0) for r in recs),
+             sum(r.get("cube_ms", 0) for r in recs) / 1e3))
     print("legality: %d plays not re-parsed by the engine, %d of %d rejected by gnubg's "
           "re-check, %d error replies"
           % (sum(r["not_reparsed"] for r in recs), sum(r["illegal"] or 0 for r in recs),

@@ -24,8 +24,20 @@ pub struct CubeReport {
     pub double_take: f64,
     /// Cubeful value without doubling.
     pub no_double: f64,
+    /// The rollout the decision came from (a back game at 2 plies or more); absent when the
+    /// search decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<CubeRolloutReport>,
     /// The opponent should take a double.
     pub take: bool,
+}
+
+/// The rollout behind a cube decision: its trials and the standard error of its cubeless
+/// equity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CubeRolloutReport {
+    pub equity_se: f64,
+    pub trials: u64,
 }
 
 /// `hint --json` before the roll: the evaluation of the position and the cube decision.
@@ -293,6 +305,10 @@ mod tests {
                 double_pass: 1.0,
                 double_take: 0.7,
                 no_double: 0.8,
+                rollout: Some(CubeRolloutReport {
+                    equity_se: 0.01,
+                    trials: 324,
+                }),
                 take: true,
             },
             equity: 0.1,

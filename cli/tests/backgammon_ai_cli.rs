@@ -783,3 +783,68 @@ fn race_database_values_races_beyond_the_home_board() {
     refused(&["--race-db", &race, "--no-bearoff"], "--no-bearoff");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// In a back game of the player who would take, `hint` before the roll at 2 plies takes the
+/// chances and the cube from a rollout (`--cube-rollouts` trials, the same as `rollout`'s with
+/// seed 1) and says so; `--cube-rollouts 0`, or 1 ply, leaves them to the search.
+#[test]
+fn hint_rolls_out_the_cube_of_a_back_game() {
+    // An ace-deuce back game: the opponent holds the roller's 1- and 2-points.
+    let hint = |trials: &str, plies: &str| {
+        json_of(&[
+            "backgammon",
+            "hint",
+            "--position",
+            "0HMAwDvc3ZYAAA",
+            "--cube-rollouts",
+            trials,
+            "--plies",
+            plies,
+            "--json",
+        ])
+    };
+    let v = hint("36", "2");
+    assert_eq!(v["cube"]["rollout"]["trials"], 36, "{v}");
+    let se = v["cube"]["rollout"]["equity_se"].as_f64().unwrap();
+    assert!(se > 0.0 && se < 0.1, "{v}");
+    let r = json_of(&[
+        "backgammon",
+        "rollout",
+        "--position",
+        "0HMAwDvc3ZYAAA",
+        "--trials",
+        "36",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    // The hint's probabilities are the rollout's in f32, both rounded to 6 decimals.
+    let rolled = check_probabilities(&r["rollout"]["estimate"]["probabilities"]);
+    let shown = check_probabilities(&v["probabilities"]);
+    for (a, b) in rolled.iter().zip(&shown) {
+        assert!((a - b).abs() < 2e-6, "{r} against {v}");
+    }
+    for (trials, plies) in [("0", "2"), ("36", "1")] {
+        let s = hint(trials, plies);
+        assert!(s["cube"].get("rollout").is_none(), "{s}");
+        assert_ne!(s["probabilities"], v["probabilities"], "{s}");
+    }
+    let text = tabula(&[
+        "backgammon",
+        "hint",
+        "--position",
+        "0HMAwDvc3ZYAAA",
+        "--cube-rollouts",
+        "36",
+    ]);
+    assert!(text.status.success());
+    assert!(
+        stdout(&text).contains("by a rollout of 36 trials"),
+        "{}",
+        stdout(&text)
+    );
+    assert_bad_input(
+        &["backgammon", "hint", "--cube-rollouts", "many"],
+        "--cube-rollouts",
+    );
+}

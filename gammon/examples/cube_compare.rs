@@ -48,7 +48,8 @@ use tabula_gammon::search::MAX_PLIES;
 use tabula_gammon::{weights, Evaluator, Rng, SearchOptions};
 use tabula_tablebase::bearoff::OneSided;
 
-/// Tabula's advisor searching `plies` deep, otherwise at its defaults.
+/// Tabula's advisor searching `plies` deep, otherwise at its defaults but for the back games'
+/// cube rollouts: this compares the search's cube with the root conversion.
 fn advisor_at(eval: &Evaluator, plies: u8) -> Advisor<'_> {
     Advisor::new(
         eval,
@@ -58,6 +59,7 @@ fn advisor_at(eval: &Evaluator, plies: u8) -> Advisor<'_> {
         },
         DEFAULT_CUBE_EFFICIENCY,
     )
+    .with_cube_rollouts(None)
 }
 
 fn counts(me: &[(usize, u8)], them: &[(usize, u8)]) -> Position {

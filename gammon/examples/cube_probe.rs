@@ -49,7 +49,8 @@ fn main() {
                 plies: k,
                 ..SearchOptions::default()
             };
-            Advisor::new(&eval, options, x)
+            // The search's cube, also in back games (no cube rollouts): the model is probed.
+            Advisor::new(&eval, options, x).with_cube_rollouts(None)
         })
         .collect();
     for line in std::io::stdin().lock().lines() {

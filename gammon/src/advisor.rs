@@ -9,8 +9,10 @@
 //! bear-offs: [`cube::efficiency`]; the Kazaross-XG2 match equity table at a match score) at
 //! the leaves and both sides' cube actions at the inner nodes; at 0 plies that is
 //! [`cube::decide`] of the net's probabilities. [`Advisor::cube_cubeless_root`] keeps the older
-//! decision (the cubeless n-ply probabilities converted at the root) for comparison. Plays are
-//! ranked by [`Searcher::rank`]. When the evaluator has cube nets of its own
+//! decision (the cubeless n-ply probabilities converted at the root) for comparison. In a back
+//! game of the player who would take ([`rolls_out`]) an advisor at 2 plies or more rolls the
+//! position out instead ([`CubeRollouts`]) and converts the rollout's probabilities at the
+//! root. Plays are ranked by [`Searcher::rank`]. When the evaluator has cube nets of its own
 //! ([`Evaluator::cube`]; the shipped one, [`crate::weights::shipped`], does), the cube
 //! decisions and their probabilities come from those nets, the plays from the others.
 //! Everything is deterministic: the same answer on any number of threads.
@@ -38,8 +40,11 @@ use tabula_engine::backgammon::{met, Dice, MatchId, Play, Position};
 
 use crate::cube::{self, CubeDecision, CubeState};
 use crate::cubeful::CubefulSearch;
+use crate::inputs::back_game_points;
 use crate::net::{Evaluator, Probabilities};
+use crate::rollout::{Rollout, RolloutOptions};
 use crate::search::{RankedPlay, SearchOptions, Searcher};
+use tabula_engine::backgammon::Side;
 
 /// The cube as a gnubg Match ID (or XGID) describes it, seen from the player on roll; a centred
 /// money cube without one.
@@ -80,6 +85,19 @@ pub struct CubeAdvice {
     /// Double or not, and whether the opponent should take (also the receiver's answer to a
     /// double: [`CubeDecision::take`]).
     pub decision: CubeDecision,
+    /// The rollout the probabilities and the decision came from ([`Advisor::cube`] in a back
+    /// game); `None`: the search's.
+    pub rollout: Option<RolloutSummary>,
+}
+
+/// What a cube decision's rollout was: its trials and the standard error of its cubeless
+/// equity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RolloutSummary {
+    /// Trials played.
+    pub trials: u64,
+    /// Standard error of the luck-corrected cubeless equity.
+    pub equity_se: f64,
 }
 
 /// The advisor's answer for one moment of a game.
@@ -100,6 +118,51 @@ pub struct Advisor<'e> {
     /// made at the first cube decision ([`Searcher::for_cube`]).
     cube_searcher: OnceLock<Searcher<'e>>,
     cube_efficiency: f64,
+    cube_rollouts: Option<CubeRollouts>,
+}
+
+/// Rollouts at the root for the cube decisions of back games ([`Advisor::with_cube_rollouts`],
+/// [`rolls_out`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubeRollouts {
+    /// Trials of each rollout (luck-corrected, first rolls stratified, 0-ply players to the
+    /// end of the game: [`RolloutOptions::default`]).
+    pub trials: u64,
+    /// Seed of the rollouts' dice.
+    pub seed: u64,
+}
+
+/// The trials of the advisor's cube rollouts at 2 plies or more ([`CubeRollouts::default_for`]):
+/// on the 24 back-game take decisions of the judged sets (docs/results.md, issue 16, stop 47)
+/// the 2-ply search lost 41 millipoints a decision, rollouts of 144 trials 22, of 324 trials
+/// 20 and of 1296 trials 25 (the rollouts' own bias, not their noise, is what is left); the
+/// luck-corrected win chance's standard error is about 0.01 at 324. About 10 s a rollout on
+/// one core (a back game lasts long), shared out over `--threads`.
+pub const CUBE_ROLLOUT_TRIALS: u64 = 324;
+
+impl CubeRollouts {
+    /// Rollouts of `trials` trials (seed 1) for an advisor searching `plies` deep: at 2 plies
+    /// or more (where a cube decision is an analysis), none below (where it should be quick)
+    /// nor with 0 trials.
+    pub fn for_depth(plies: u8, trials: u64) -> Option<CubeRollouts> {
+        (plies >= 2 && trials > 0).then_some(CubeRollouts { trials, seed: 1 })
+    }
+
+    /// The advisor's rollouts at `plies` unless told otherwise: [`CubeRollouts::for_depth`]
+    /// with [`CUBE_ROLLOUT_TRIALS`].
+    pub fn default_for(plies: u8) -> Option<CubeRollouts> {
+        CubeRollouts::for_depth(plies, CUBE_ROLLOUT_TRIALS)
+    }
+}
+
+/// True when an advisor with cube rollouts rolls out the cube decision of `pos` in `state`
+/// instead of searching it: the player on roll may double, and the other player, who would
+/// take or pass, holds a back game (two points or more, two checkers or more each, in the
+/// roller's home board: [`back_game_points`]). There the nets overrate the side attacking
+/// the back game and the search cannot correct them (its leaves are the same nets); rollouts
+/// played by the same nets to the end of the game can (measured in docs/results.md).
+pub fn rolls_out(pos: &Position, state: &CubeState) -> bool {
+    state.may_double() && back_game_points(pos, Side::Opponent) >= 2
 }
 
 impl<'e> Advisor<'e> {
@@ -113,7 +176,21 @@ impl<'e> Advisor<'e> {
             searcher: Searcher::new(eval, options),
             cube_searcher: OnceLock::new(),
             cube_efficiency,
+            cube_rollouts: CubeRollouts::default_for(options.plies),
         }
+    }
+
+    /// The same advisor with other cube rollouts (`None`, or 0 trials: none; the cube is then
+    /// always the search's): see [`Advisor::cube`].
+    pub fn with_cube_rollouts(mut self, rollouts: Option<CubeRollouts>) -> Advisor<'e> {
+        self.cube_rollouts = rollouts.filter(|r| r.trials > 0);
+        self
+    }
+
+    /// The cube rollouts in use ([`CubeRollouts::default_for`] the depth unless set by
+    /// [`Advisor::with_cube_rollouts`]).
+    pub fn cube_rollouts(&self) -> Option<CubeRollouts> {
+        self.cube_rollouts
     }
 
     /// The search depth.
@@ -134,30 +211,40 @@ impl<'e> Advisor<'e> {
     /// Before the roll: double or not for the player on roll of `pos`, and take or drop for
     /// the opponent, with the cube as in `state`: the cubeful search's decision
     /// ([`CubefulSearch::decide`]) at the advisor's depth, with the cubeless probabilities at
-    /// that depth, both from the cube's evaluator ([`Advisor::cube_searcher`]).
+    /// that depth, both from the cube's evaluator ([`Advisor::cube_searcher`]). With cube
+    /// rollouts ([`Advisor::cube_rollouts`]) in a back game ([`rolls_out`]): the cubeless
+    /// probabilities of a rollout instead (the plays by the play nets at 0 plies, as
+    /// `tabula backgammon rollout` plays them), converted at the root by [`cube::decide`].
+    /// Deterministic either way: the rollout depends on its seed and trials, not on the
+    /// threads.
     pub fn cube(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
+        if let Some(r) = self.cube_rollouts.filter(|_| rolls_out(pos, state)) {
+            return self.cube_by_rollout(pos, state, r);
+        }
         let searcher = self.cube_searcher();
         let probabilities = searcher.evaluate(pos, self.plies());
-        let decision = if self.plies() == 0 {
-            cube::decide(
-                &probabilities,
-                state,
-                cube::efficiency(pos, self.cube_efficiency),
-            )
-        } else {
-            CubefulSearch::new(searcher, self.cube_efficiency).decide(pos, state, self.plies())
-        };
+        if self.plies() == 0 {
+            return self.at_root(pos, state, probabilities, None);
+        }
         CubeAdvice {
             probabilities,
-            decision,
+            decision: CubefulSearch::new(searcher, self.cube_efficiency).decide(
+                pos,
+                state,
+                self.plies(),
+            ),
+            rollout: None,
         }
     }
 
-    /// The decision of the earlier advisors: the cubeless probabilities at the advisor's depth
-    /// converted to cubeful values at the root only ([`cube::decide`]). The same as
-    /// [`Advisor::cube`] at 0 plies.
-    pub fn cube_cubeless_root(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
-        let probabilities = self.cube_searcher().evaluate(pos, self.plies());
+    /// `probabilities` and their cube decision converted at the root ([`cube::decide`]).
+    fn at_root(
+        &self,
+        pos: &Position,
+        state: &CubeState,
+        probabilities: Probabilities,
+        rollout: Option<RolloutSummary>,
+    ) -> CubeAdvice {
         CubeAdvice {
             probabilities,
             decision: cube::decide(
@@ -165,7 +252,32 @@ impl<'e> Advisor<'e> {
                 state,
                 cube::efficiency(pos, self.cube_efficiency),
             ),
+            rollout,
         }
+    }
+
+    fn cube_by_rollout(&self, pos: &Position, state: &CubeState, r: CubeRollouts) -> CubeAdvice {
+        let options = RolloutOptions {
+            trials: r.trials,
+            seed: r.seed,
+            ..RolloutOptions::default()
+        };
+        let rollout = Rollout::new(self.searcher.evaluator(), options);
+        let estimate = *rollout.position(pos, None, &mut |_| {}).result.estimate();
+        let summary = RolloutSummary {
+            trials: r.trials,
+            equity_se: estimate.equity_se,
+        };
+        let probabilities = estimate.probabilities.map(|p| p as f32);
+        self.at_root(pos, state, probabilities, Some(summary))
+    }
+
+    /// The decision of the earlier advisors: the cubeless probabilities at the advisor's depth
+    /// converted to cubeful values at the root only ([`cube::decide`]). The same as
+    /// [`Advisor::cube`] at 0 plies.
+    pub fn cube_cubeless_root(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
+        let probabilities = self.cube_searcher().evaluate(pos, self.plies());
+        self.at_root(pos, state, probabilities, None)
     }
 
     /// After the roll: the legal plays of `dice`, best first (see [`Searcher::rank`]).
@@ -238,17 +350,108 @@ mod tests {
             a.advise(&pos, &state, None),
             Advice::Cube(CubeAdvice {
                 probabilities: p,
-                decision: CubefulSearch::new(&s, 0.68).decide(&pos, &state, 1)
+                decision: CubefulSearch::new(&s, 0.68).decide(&pos, &state, 1),
+                rollout: None,
             })
         );
         assert_eq!(
             a.cube_cubeless_root(&pos, &state),
             CubeAdvice {
                 probabilities: p,
-                decision: cube::decide(&p, &state, 0.68)
+                decision: cube::decide(&p, &state, 0.68),
+                rollout: None,
             }
         );
         assert_eq!(a.best_play(&pos, dice), Some(s.rank(&pos, dice)[0].play));
+    }
+
+    /// In a back game of the player who would take, an advisor with cube rollouts answers the
+    /// rollout's probabilities and their cube decision at the root, the same on any number of
+    /// threads; elsewhere, when the roller may not double, or without rollouts, the search
+    /// answers. The defaults: rollouts at 2 plies, none at 1.
+    #[test]
+    fn back_games_cube_comes_from_a_rollout() {
+        let eval = crate::weights::shipped().unwrap();
+        // An ace-deuce back game (the opponent holds our 1- and 2-points), from the judged
+        // take decisions of docs/results.md.
+        let pos = Position::from_position_id("0HMAwDvc3ZYAAA").unwrap();
+        assert_eq!(back_game_points(&pos, Side::Opponent), 2);
+        assert_eq!(back_game_points(&pos, Side::OnRoll), 0);
+        let options = SearchOptions {
+            plies: 2,
+            ..SearchOptions::default()
+        };
+        let r = CubeRollouts {
+            trials: 36,
+            seed: 3,
+        };
+        let state = CubeState::money();
+        let rolled = |threads| {
+            crate::search::with_threads(threads, || {
+                Advisor::new(eval, options, 0.68)
+                    .with_cube_rollouts(Some(r))
+                    .cube(&pos, &state)
+            })
+            .unwrap()
+        };
+        let got = rolled(1);
+        assert_eq!(rolled(2), got, "the same on 2 threads");
+        let rollout = Rollout::new(
+            eval,
+            RolloutOptions {
+                trials: 36,
+                seed: 3,
+                ..RolloutOptions::default()
+            },
+        );
+        let e = *rollout.position(&pos, None, &mut |_| {}).result.estimate();
+        let p = e.probabilities.map(|x| x as f32);
+        assert_eq!(
+            got,
+            CubeAdvice {
+                probabilities: p,
+                decision: cube::decide(&p, &state, cube::efficiency(&pos, 0.68)),
+                rollout: Some(RolloutSummary {
+                    trials: 36,
+                    equity_se: e.equity_se
+                }),
+            }
+        );
+        assert!(e.equity_se > 0.0 && e.equity_se < 0.1);
+        let searched = Advisor::new(eval, options, 0.68).with_cube_rollouts(None);
+        assert_eq!(searched.cube_rollouts(), None);
+        let s = searched.cube(&pos, &state);
+        assert_eq!(s.rollout, None);
+        assert_ne!(s.probabilities, p);
+        let a = Advisor::new(eval, options, 0.68).with_cube_rollouts(Some(r));
+        // The opponent owns the cube: nothing to decide, no rollout.
+        let owned = CubeState {
+            value: 2,
+            owner: cube::CubeOwner::Opponent,
+            ..state
+        };
+        assert!(!rolls_out(&pos, &owned));
+        assert_eq!(a.cube(&pos, &owned), searched.cube(&pos, &owned));
+        // The other side on roll: the back game is the roller's own.
+        let other = pos.swapped();
+        assert!(!rolls_out(&other, &state));
+        assert_eq!(a.cube(&other, &state), searched.cube(&other, &state));
+        // 0 trials: none.
+        let none = CubeRollouts { trials: 0, seed: 1 };
+        assert_eq!(a.with_cube_rollouts(Some(none)).cube_rollouts(), None);
+        assert_eq!(
+            Advisor::new(eval, options, 0.68).cube_rollouts(),
+            Some(CubeRollouts {
+                trials: CUBE_ROLLOUT_TRIALS,
+                seed: 1
+            })
+        );
+        let one = SearchOptions {
+            plies: 1,
+            ..options
+        };
+        assert_eq!(Advisor::new(eval, one, 0.68).cube_rollouts(), None);
+        assert_eq!(CubeRollouts::for_depth(2, 0), None);
     }
 
     /// With cube nets of its own the evaluator's cube decisions are theirs, its plays still
@@ -280,7 +483,8 @@ mod tests {
             a.cube(&pos, &state),
             CubeAdvice {
                 probabilities: p,
-                decision: CubefulSearch::new(&sc, 0.68).decide(&pos, &state, 1)
+                decision: CubefulSearch::new(&sc, 0.68).decide(&pos, &state, 1),
+                rollout: None,
             }
         );
         assert_eq!(a.cube_cubeless_root(&pos, &state).probabilities, p);

@@ -722,6 +722,12 @@ pub fn back_point(pos: &Position, side: Side) -> usize {
     pos.back(side)
 }
 
+/// The points `side` holds (two checkers or more) in the other side's home board: two or more
+/// make a back game.
+pub fn back_game_points(pos: &Position, side: Side) -> usize {
+    (19..=24).filter(|&p| pos.checkers(side, p) >= 2).count()
+}
+
 /// True when the checkers can still meet: some checker of one side is behind some checker of
 /// the other. Otherwise the game is a race (or over).
 pub fn is_contact(pos: &Position) -> bool {
@@ -1260,6 +1266,15 @@ mod shape_tests {
         assert_eq!(f[3], 3.0 / 6.0);
         assert_eq!(f[10], 1.0 / 4.0);
         assert_eq!(f[11], 0.0);
+        assert_eq!(back_game_points(&pos, Side::OnRoll), 2);
+        assert_eq!(back_game_points(&pos, Side::Opponent), 0);
+        // A lone checker on the opponent's 5-point holds nothing.
+        me[5] = 7;
+        me[19] = 1;
+        let pos = Position::from_counts(me, opp).unwrap();
+        assert_eq!(back_game_points(&pos, Side::OnRoll), 2);
+        me[5] = 8;
+        me[19] = 0;
         // Without the home-board points the outer one counts: its 9-point.
         me[21] = 0;
         me[22] = 0;
@@ -1268,6 +1283,7 @@ mod shape_tests {
         let f = shape(&pos, 0);
         assert_eq!(f[3], 9.0 / 6.0);
         assert_eq!(f[10], 0.0);
+        assert_eq!(back_game_points(&pos, Side::OnRoll), 0);
         // Nothing held beyond our own half: 2.
         me[15] = 0;
         me[5] = 15;

@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `ubgi` | `id name …`, `id author …`, `option …` lines, `ubgiok` |
 //! | `isready` | `readyok` |
-//! | `setoption name Plies\|Seed\|Deterministic\|Variant value V` | nothing |
+//! | `setoption name Plies\|CubeRollouts\|Seed\|Deterministic\|Variant value V` | nothing |
 //! | `newgame` | nothing (cube centred at 1, position and dice cleared) |
 //! | `newsession type money\|match [length N] [jacoby on\|off] [crawford on\|off]` | nothing |
 //! | `setscore <p0> <p1>`, `setcube value <N> owner center\|p0\|p1`, `setturn p0\|p1` | nothing |
@@ -31,10 +31,14 @@
 
 use crate::{first_word, shorten, ErrorCode, ProtocolError, Reply};
 use tabula_engine::backgammon::{Dice, Play, Position, XgDice, Xgid};
-use tabula_gammon::advisor::Advisor;
+use tabula_gammon::advisor::{Advisor, CubeRollouts, CUBE_ROLLOUT_TRIALS};
 use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::search::MAX_PLIES;
 use tabula_gammon::{weights, Evaluator, Probabilities, SearchOptions};
+
+/// The most trials of a cube rollout (`setoption name CubeRollouts`): 36 times the default,
+/// about 6 minutes a back-game cube decision on one core.
+const MAX_CUBE_ROLLOUTS: u32 = 11_664;
 
 /// The largest cube value accepted (2^15).
 const MAX_CUBE: u32 = 1 << 15;
@@ -50,6 +54,9 @@ const NO_PLAY: &str = "pass";
 /// over a session).
 pub struct Ubgi {
     plies: u8,
+    /// Trials of the cube rollouts in back games (`CubeRollouts`; see
+    /// [`CubeRollouts::for_depth`]).
+    cube_rollouts: u64,
     /// `None`: the built-in nets alone.
     evaluator: Option<&'static Evaluator>,
     advisor: Option<Advisor<'static>>,
@@ -72,6 +79,7 @@ impl std::fmt::Debug for Ubgi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ubgi")
             .field("plies", &self.plies)
+            .field("cube_rollouts", &self.cube_rollouts)
             .field("match_length", &self.match_length)
             .field("score", &self.score)
             .field("cube", &self.cube)
@@ -151,6 +159,7 @@ impl Ubgi {
     pub fn new() -> Ubgi {
         Ubgi {
             plies: SearchOptions::default().plies,
+            cube_rollouts: CUBE_ROLLOUT_TRIALS,
             evaluator: None,
             advisor: None,
             match_length: 0,
@@ -234,6 +243,9 @@ impl Ubgi {
                 "option name Plies type spin default {} min 0 max {MAX_PLIES}",
                 SearchOptions::default().plies
             ),
+            format!(
+                "option name CubeRollouts type spin default {CUBE_ROLLOUT_TRIALS} min 0 max {MAX_CUBE_ROLLOUTS}"
+            ),
             "option name Deterministic type check default true".into(),
             "option name Seed type spin default 0 min 0 max 4294967295".into(),
             "option name Variant type combo default backgammon var backgammon".into(),
@@ -242,11 +254,10 @@ impl Ubgi {
     }
 
     fn advisor(&mut self) -> Result<&Advisor<'static>, ProtocolError> {
-        if self
-            .advisor
-            .as_ref()
-            .is_some_and(|a| a.plies() != self.plies)
-        {
+        if self.advisor.as_ref().is_some_and(|a| {
+            a.plies() != self.plies
+                || a.cube_rollouts() != CubeRollouts::for_depth(self.plies, self.cube_rollouts)
+        }) {
             self.advisor = None;
         }
         if self.advisor.is_none() {
@@ -263,7 +274,10 @@ impl Ubgi {
                 plies: self.plies,
                 ..SearchOptions::default()
             };
-            self.advisor = Some(Advisor::new(eval, options, DEFAULT_CUBE_EFFICIENCY));
+            self.advisor = Some(
+                Advisor::new(eval, options, DEFAULT_CUBE_EFFICIENCY)
+                    .with_cube_rollouts(CubeRollouts::for_depth(self.plies, self.cube_rollouts)),
+            );
         }
         Ok(self.advisor.as_ref().expect("set above"))
     }
@@ -280,6 +294,15 @@ impl Ubgi {
                     return Err(bad(format!("Plies {p}: expected 0 to {MAX_PLIES}")));
                 }
                 self.plies = p as u8;
+            }
+            "CubeRollouts" => {
+                let t = number("CubeRollouts", Some(&value))?;
+                if t > MAX_CUBE_ROLLOUTS {
+                    return Err(bad(format!(
+                        "CubeRollouts {t}: expected 0 to {MAX_CUBE_ROLLOUTS}"
+                    )));
+                }
+                self.cube_rollouts = u64::from(t);
             }
             // Every answer is deterministic already: there is no randomness to seed.
             "Seed" => {
@@ -584,8 +607,11 @@ impl Ubgi {
             "cube" | "take" => {
                 let cube = advisor.cube(&pos, &state);
                 let d = cube.decision;
+                let rollout = cube
+                    .rollout
+                    .map_or(String::new(), |r| format!(" trials {}", r.trials));
                 let info = format!(
-                    "info role {role} depth {plies} nd {:.4} dt {:.4} dp {:.4} {}",
+                    "info role {role} depth {plies}{rollout} nd {:.4} dt {:.4} dp {:.4} {}",
                     d.no_double,
                     d.double_take,
                     d.double_pass,
@@ -666,6 +692,30 @@ mod tests {
         assert!(!mv.contains('('));
     }
 
+    /// `CubeRollouts`: at 2 plies the cube of a back game comes from a rollout of that many
+    /// trials, and the `info` line says so; 0 trials, or 1 ply, leave it to the search.
+    #[test]
+    fn back_games_cube_by_rollout_as_the_option_says() {
+        let mut s = session();
+        assert!(ok(&mut s, "ubgi")
+            .iter()
+            .any(|l| l.starts_with("option name CubeRollouts type spin default 324 ")));
+        ok(&mut s, "setoption name Plies value 2");
+        ok(&mut s, "setoption name CubeRollouts value 36");
+        // An ace-deuce back game: the taker holds the doubler's 1- and 2-points.
+        ok(&mut s, "position gnubgid 0HMAwDvc3ZYAAA");
+        let rolled = ok(&mut s, "go role take");
+        assert!(rolled[0].starts_with("info role take depth 2 trials 36 nd "));
+        let searched = |s: &mut Ubgi| ok(s, "go role take")[0].clone();
+        ok(&mut s, "setoption name CubeRollouts value 0");
+        let none = searched(&mut s);
+        assert!(none.starts_with("info role take depth 2 nd "), "{none}");
+        ok(&mut s, "setoption name CubeRollouts value 36");
+        ok(&mut s, "setoption name Plies value 1");
+        let one = searched(&mut s);
+        assert!(one.starts_with("info role take depth 1 nd "), "{one}");
+    }
+
     /// bgci (through bkgm's move text) and wildbg's UBGI engine write and read `pass` for a
     /// roll with no legal play; the old `(none)` made bgci abort the duel with "engine
     /// returned invalid move text: (none)".
@@ -735,6 +785,8 @@ mod tests {
             ("frob", UnknownCommand),
             ("go role chequer", MissingContext),
             ("setoption name Plies value 9", BadArgument),
+            ("setoption name CubeRollouts value 11665", BadArgument),
+            ("setoption name CubeRollouts value some", BadArgument),
             (
                 "setoption name Deterministic value false",
                 UnsupportedFeature,

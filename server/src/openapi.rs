@@ -272,7 +272,9 @@ fn schemas() -> Value {
             "probabilities": probabilities, "equity": {"type": "number"},
             "cube": { "type": "object", "properties": {
                 "action": string, "no_double": {"type": "number"}, "double_take": {"type": "number"},
-                "double_pass": {"type": "number"}, "take": {"type": "boolean"} } },
+                "double_pass": {"type": "number"}, "take": {"type": "boolean"},
+                "rollout": { "type": "object", "description": "present when a rollout decided (a back game, 2 plies or more)",
+                    "properties": { "trials": int, "equity_se": {"type": "number"} } } } },
             "match": { "type": "object" }, "dice": string,
             "plays": { "type": "array", "items": { "type": "object", "properties": {
                 "play": string, "equity": {"type": "number"}, "plies": int,

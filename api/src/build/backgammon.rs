@@ -2,13 +2,12 @@
 //! and `show` of the command line, `POST /api/backgammon/evaluate` of the server.
 
 use crate::backgammon::{
-    CubeReport, EvaluationReport, MatchReport, PlaysReport, RankedPlayReport, ShowReport,
-    SideReport,
+    CubeReport, CubeRolloutReport, EvaluationReport, MatchReport, PlaysReport, RankedPlayReport,
+    ShowReport, SideReport,
 };
 use crate::server::EvaluateReport;
 use tabula_engine::backgammon::{Dice, MatchId, Position, Side, Xgid};
 use tabula_gammon::advisor::{match_equity, CubeAdvice};
-use tabula_gammon::cube::CubeDecision;
 use tabula_gammon::{equity, RankedPlay};
 
 /// Rounds for JSON: 6 decimals are plenty, and keep the output short.
@@ -26,13 +25,18 @@ pub fn side_to_move(match_id: Option<&MatchId>) -> &'static str {
 }
 
 impl CubeReport {
-    /// The cube decision of the player on roll.
-    pub fn from_decision(d: &CubeDecision) -> CubeReport {
+    /// The cube decision of the player on roll, with the rollout it came from, if any.
+    pub fn from_advice(a: &CubeAdvice) -> CubeReport {
+        let d = &a.decision;
         CubeReport {
             action: d.action_text().to_string(),
             double_pass: d.double_pass,
             double_take: d.double_take,
             no_double: d.no_double,
+            rollout: a.rollout.map(|r| CubeRolloutReport {
+                equity_se: (r.equity_se * 1e6).round() / 1e6,
+                trials: r.trials,
+            }),
             take: d.take,
         }
     }
@@ -76,7 +80,7 @@ impl EvaluationReport {
     /// `hint --json` before the roll: the advice on `pos` at `plies`.
     pub fn new(pos: &Position, plies: u8, a: &CubeAdvice) -> EvaluationReport {
         EvaluationReport {
-            cube: CubeReport::from_decision(&a.decision),
+            cube: CubeReport::from_advice(a),
             equity: round6(equity(&a.probabilities)),
             plies,
             position: pos.position_id(),
@@ -139,7 +143,7 @@ impl EvaluateReport {
             plies,
             probabilities: advice.probabilities.map(round6),
             equity: round6(equity(&advice.probabilities)),
-            cube: CubeReport::from_decision(&advice.decision),
+            cube: CubeReport::from_advice(advice),
             match_state: match_id.map(MatchReport::from_match_id),
             dice: plays.map(|(d, _)| d.to_string()),
             plays: plays.map(|(_, ranked)| RankedPlayReport::list(ranked)),

@@ -2,7 +2,7 @@
 //! server: driver outcomes ([`tabula_solver::Solve`], [`tabula_solver::Analysis`],
 //! [`tabula_solver::Proof`], move values) as each game's `SolveReport`, and the gammon
 //! advisor's answers as [`crate::backgammon`]'s reports. Each builder is an associated function
-//! of the report it builds (`SolveReport::from_solve`, `CubeReport::from_decision`, …); the
+//! of the report it builds (`SolveReport::from_solve`, `CubeReport::from_advice`, …); the
 //! free functions here are the spellings the reports share with the callers' other output.
 
 pub mod backgammon;

@@ -11,7 +11,7 @@ use tabula_api::backgammon::{
 use tabula_api::build::backgammon::side_to_move;
 use tabula_api::report::{MoveEntry, MovesReport};
 use tabula_engine::backgammon::{Position, Side};
-use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice};
+use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice, CubeRollouts};
 use tabula_gammon::baseline::{versus, versus_from, Player};
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::{equity as cubeless_equity, SearchOptions};
@@ -103,6 +103,7 @@ pub(crate) fn hint(
     dice: &Option<String>,
     plies: u8,
     threads: u64,
+    cube_rollouts: u64,
     evaluator: &EvaluatorArgs,
 ) -> CliResult {
     check_plies(plies)?;
@@ -116,7 +117,9 @@ pub(crate) fn hint(
         ..SearchOptions::default()
     };
     let started = Instant::now();
-    let advisor = || Advisor::new(&eval, options, DEFAULT_CUBE_EFFICIENCY);
+    let rollouts = CubeRollouts::for_depth(plies, cube_rollouts);
+    let advisor =
+        || Advisor::new(&eval, options, DEFAULT_CUBE_EFFICIENCY).with_cube_rollouts(rollouts);
     let Some(dice) = dice else {
         let state = cube_state(input.match_id.as_ref());
         let advice = with_threads(threads, || advisor().cube(&pos, &state))?;

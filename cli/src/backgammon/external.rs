@@ -43,13 +43,13 @@ use std::time::{Duration, Instant};
 use clap::Args as ClapArgs;
 use serde_json::json;
 use tabula_engine::backgammon::{Dice, FibsBoard, Position};
-use tabula_gammon::advisor::{Advisor, CubeAdvice};
+use tabula_gammon::advisor::{Advisor, CubeAdvice, CubeRollouts, CUBE_ROLLOUT_TRIALS};
 use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::net::Evaluator;
 use tabula_gammon::SearchOptions;
 use tabula_protocol::{read_line, Line};
 
-use super::args::{check_plies, with_threads, EvaluatorArgs};
+use super::args::{check_plies, with_threads, EvaluatorArgs, CUBE_ROLLOUTS_HELP};
 use crate::error::{CliError, CliResult};
 
 #[derive(ClapArgs, Debug)]
@@ -61,6 +61,8 @@ pub struct ExternalArgs {
     /// Plies of lookahead for plays and cube decisions, 0 to 3.
     #[arg(long, default_value_t = 1)]
     plies: u8,
+    #[arg(long = "cube-rollouts", default_value_t = CUBE_ROLLOUT_TRIALS, help = CUBE_ROLLOUTS_HELP)]
+    cube_rollouts: u64,
     #[command(flatten)]
     evaluator: EvaluatorArgs,
     /// Search threads, 1 to 256. The answers do not depend on it.
@@ -200,6 +202,7 @@ impl Player<'_> {
         let CubeAdvice {
             probabilities: p,
             decision: d,
+            rollout,
         } = self.advisor.cube(pos, state);
         let (kind, reply) = if doubled {
             ("take", if d.take { "take" } else { "drop" })
@@ -216,6 +219,7 @@ impl Player<'_> {
                 "dt": d.double_take,
                 "dp": d.double_pass,
                 "action": format!("{:?}", d.action),
+                "rollout_trials": rollout.map(|r| r.trials),
             }),
         }
     }
@@ -260,6 +264,7 @@ struct Server<'a> {
     eval: &'a Evaluator,
     options: SearchOptions,
     cube_efficiency: f64,
+    cube_rollouts: Option<CubeRollouts>,
     jacoby: bool,
     threads: u64,
     timeout: Duration,
@@ -303,6 +308,7 @@ pub fn run(args: ExternalArgs) -> CliResult {
             ..SearchOptions::default()
         },
         cube_efficiency: args.cube_efficiency,
+        cube_rollouts: CubeRollouts::for_depth(args.plies, args.cube_rollouts),
         jacoby: args.jacoby,
         threads: args.threads,
         timeout: Duration::from_secs(args.timeout),
@@ -372,7 +378,8 @@ impl Server<'_> {
         eprintln!("external: connection from {peer}");
         let served = with_threads(self.threads, || {
             let player = Player {
-                advisor: Advisor::new(self.eval, self.options, self.cube_efficiency),
+                advisor: Advisor::new(self.eval, self.options, self.cube_efficiency)
+                    .with_cube_rollouts(self.cube_rollouts),
                 jacoby: self.jacoby,
             };
             self.serve(stream, &player)

@@ -18,9 +18,10 @@ pub mod rollout;
 pub mod train;
 
 use crate::error::{CliError, CliResult};
-use args::{rolled_dice, Common, EvaluatorArgs};
+use args::{rolled_dice, Common, EvaluatorArgs, CUBE_ROLLOUTS_HELP};
 use clap::{Args as ClapArgs, Subcommand};
 use std::path::PathBuf;
+use tabula_gammon::advisor::CUBE_ROLLOUT_TRIALS;
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -72,6 +73,8 @@ enum Command {
         /// Search threads, 1 to 256. The results do not depend on it.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
         threads: u64,
+        #[arg(long = "cube-rollouts", default_value_t = CUBE_ROLLOUT_TRIALS, help = CUBE_ROLLOUTS_HELP)]
+        cube_rollouts: u64,
         #[command(flatten)]
         evaluator: EvaluatorArgs,
     },
@@ -151,8 +154,9 @@ pub fn run(args: Args) -> CliResult {
             dice,
             plies,
             threads,
+            cube_rollouts,
             evaluator,
-        } => commands::hint(&common, &dice, plies, threads, &evaluator),
+        } => commands::hint(&common, &dice, plies, threads, cube_rollouts, &evaluator),
         Command::Rollout(args) => rollout::rollout(&args),
         Command::Train(args) => train::train(&args),
         Command::Label(args) => label::label(&args),

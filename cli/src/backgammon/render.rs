@@ -104,11 +104,18 @@ pub(crate) fn probabilities_text(p: &Probabilities) -> String {
     )
 }
 
-/// The cubeless chances and the cube decision of the player on roll, two indented lines.
+/// The cubeless chances and the cube decision of the player on roll, two indented lines (a
+/// third when a rollout decided).
 pub(crate) fn cube_advice(a: &CubeAdvice) -> String {
     let d = &a.decision;
+    let rollout = a.rollout.map_or(String::new(), |r| {
+        format!(
+            "\n  a back game: chances and cube by a rollout of {} trials (cubeless equity ± {:.3})",
+            r.trials, r.equity_se
+        )
+    });
     format!(
-        "  {}\n  cube: {}; the opponent should {} (cubeful: no double {:+.3}, double/take {:+.3}, double/pass {:+.3})",
+        "  {}\n  cube: {}; the opponent should {} (cubeful: no double {:+.3}, double/take {:+.3}, double/pass {:+.3}){rollout}",
         probabilities_text(&a.probabilities),
         d.action_text(),
         if d.take { "take" } else { "pass" },
