@@ -23,8 +23,10 @@
 //! | `quit` | nothing; the session ends |
 //!
 //! `go` takes `movetime`, `depth`, `nodes` and `trials`: `depth N` searches N plies (0 to
-//! [`MAX_PLIES`]) for this request; the others are accepted and not used (a search here is a
-//! fixed-depth expectimax, not budgeted by time), which the answer's first line says
+//! [`MAX_PLIES`]) for this request; `trials N` sets the trials of the cube rollouts of back
+//! games (`CubeRollouts`) for this request; the others, and `trials` with `role chequer`, are
+//! accepted and not used (a search here is a fixed-depth expectimax, not budgeted by time),
+//! which the answer's first line says
 //! (`info string go movetime: not supported, ignored …`). With the Crawford rule on, a game where one
 //! player is 1-away and the other is not is taken as the Crawford game (an XGID says it
 //! exactly).
@@ -513,6 +515,7 @@ impl Ubgi {
     fn go(&mut self, args: &[&str]) -> Reply {
         let mut role = None;
         let mut plies = None;
+        let mut trials = None;
         let mut unused = Vec::new();
         let mut rest = args;
         while let Some((&key, tail)) = rest.split_first() {
@@ -537,7 +540,16 @@ impl Ubgi {
                     }
                     plies = Some(d as u8);
                 }
-                "movetime" | "nodes" | "trials" => {
+                "trials" => {
+                    let t = number("go trials", value)?;
+                    if t > MAX_CUBE_ROLLOUTS {
+                        return Err(bad(format!(
+                            "go trials {t}: expected 0 to {MAX_CUBE_ROLLOUTS}"
+                        )));
+                    }
+                    trials = Some(u64::from(t));
+                }
+                "movetime" | "nodes" => {
                     number(&format!("go {key}"), value)?;
                     unused.push(key);
                 }
@@ -548,19 +560,22 @@ impl Ubgi {
         let Some(role) = role else {
             return Err(bad("go: expected `role chequer|cube|turn`"));
         };
+        // `trials` are the cube rollouts' (`CubeRollouts` for this request): a play is searched.
+        if trials.is_some() && matches!(role, "chequer" | "checker") {
+            unused.push("trials");
+        }
         let Some(pos) = self.position else {
             return Err(missing("no position: send `position gnubgid <ID>` first"));
         };
         if pos.is_game_over() {
             return Err(missing("the game is over in this position"));
         }
-        let saved = self.plies;
-        if let Some(p) = plies {
-            self.plies = p;
-        }
+        let saved = (self.plies, self.cube_rollouts);
+        self.plies = plies.unwrap_or(saved.0);
+        self.cube_rollouts = trials.unwrap_or(saved.1);
         let answer = self.answer(role, pos);
         let depth = self.plies;
-        self.plies = saved;
+        (self.plies, self.cube_rollouts) = saved;
         // Said, not refused: match runners send a time control with every `go`.
         answer.map(|mut lines| {
             if !unused.is_empty() {
@@ -710,6 +725,10 @@ mod tests {
         ok(&mut s, "setoption name CubeRollouts value 0");
         let none = searched(&mut s);
         assert!(none.starts_with("info role take depth 2 nd "), "{none}");
+        // `go … trials N`: N trials for this request only.
+        let asked = ok(&mut s, "go role take trials 36");
+        assert_eq!(asked, rolled);
+        assert_eq!(searched(&mut s), none);
         ok(&mut s, "setoption name CubeRollouts value 36");
         ok(&mut s, "setoption name Plies value 1");
         let one = searched(&mut s);
@@ -819,6 +838,8 @@ mod tests {
             ("go role dance", BadArgument),
             ("go role cube depth 9", BadArgument),
             ("go role cube movetime soon", BadArgument),
+            ("go role cube trials 11665", BadArgument),
+            ("go role cube trials many", BadArgument),
             ("go role cube sideways 1", BadArgument),
         ] {
             assert_eq!(err(&mut s, line), code, "{line}");
@@ -859,9 +880,15 @@ mod tests {
         );
         // The same search answers: the budget changed nothing.
         assert_eq!(budgeted[1..], plain[..]);
+        let chequer = ok(&mut s, "go role chequer trials 10 depth 0");
+        assert!(
+            chequer[0].contains("trials") && chequer[0].contains("0 plies"),
+            "{chequer:?}"
+        );
+        // For the cube, `trials` are the back games' rollouts: used, not reported.
         let cube = ok(&mut s, "go role cube trials 10 depth 0");
         assert!(
-            cube[0].contains("trials") && cube[0].contains("0 plies"),
+            cube[0].starts_with("info role cube depth 0 nd "),
             "{cube:?}"
         );
     }
