@@ -36,7 +36,9 @@ pub struct CubeReport {
 /// equity.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CubeRolloutReport {
+    /// Standard error of the rollout's luck-corrected cubeless equity (6 decimals).
     pub equity_se: f64,
+    /// Trials played.
     pub trials: u64,
 }
 

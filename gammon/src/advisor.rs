@@ -34,6 +34,7 @@
 //! assert!(!cube.decision.offers_double());
 //! ```
 
+use std::sync::atomic::AtomicBool;
 use std::sync::OnceLock;
 
 use tabula_engine::backgammon::{met, Dice, MatchId, Play, Position};
@@ -119,6 +120,8 @@ pub struct Advisor<'e> {
     cube_searcher: OnceLock<Searcher<'e>>,
     cube_efficiency: f64,
     cube_rollouts: Option<CubeRollouts>,
+    /// Polled by the cube rollouts: once set, a rollout under way gives way to the search.
+    stop: Option<&'e AtomicBool>,
 }
 
 /// Rollouts at the root for the cube decisions of back games ([`Advisor::with_cube_rollouts`],
@@ -177,7 +180,15 @@ impl<'e> Advisor<'e> {
             cube_searcher: OnceLock::new(),
             cube_efficiency,
             cube_rollouts: CubeRollouts::default_for(options.plies),
+            stop: None,
         }
+    }
+
+    /// The same advisor, its cube rollouts stopped when `stop` is set: the decision is then
+    /// the search's, as without rollouts (a server sets it when the client has gone).
+    pub fn with_stop(mut self, stop: &'e AtomicBool) -> Advisor<'e> {
+        self.stop = Some(stop);
+        self
     }
 
     /// The same advisor with other cube rollouts (`None`, or 0 trials: none; the cube is then
@@ -219,7 +230,9 @@ impl<'e> Advisor<'e> {
     /// threads.
     pub fn cube(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
         if let Some(r) = self.cube_rollouts.filter(|_| rolls_out(pos, state)) {
-            return self.cube_by_rollout(pos, state, r);
+            if let Some(advice) = self.cube_by_rollout(pos, state, r) {
+                return advice;
+            }
         }
         let searcher = self.cube_searcher();
         let probabilities = searcher.evaluate(pos, self.plies());
@@ -256,20 +269,30 @@ impl<'e> Advisor<'e> {
         }
     }
 
-    fn cube_by_rollout(&self, pos: &Position, state: &CubeState, r: CubeRollouts) -> CubeAdvice {
+    /// The rollout's cube decision; `None` when stopped ([`Advisor::with_stop`]).
+    fn cube_by_rollout(
+        &self,
+        pos: &Position,
+        state: &CubeState,
+        r: CubeRollouts,
+    ) -> Option<CubeAdvice> {
         let options = RolloutOptions {
             trials: r.trials,
             seed: r.seed,
             ..RolloutOptions::default()
         };
         let rollout = Rollout::new(self.searcher.evaluator(), options);
-        let estimate = *rollout.position(pos, None, &mut |_| {}).result.estimate();
+        let done = rollout.position(pos, self.stop, &mut |_| {});
+        if done.stopped {
+            return None;
+        }
+        let estimate = *done.result.estimate();
         let summary = RolloutSummary {
             trials: r.trials,
             equity_se: estimate.equity_se,
         };
         let probabilities = estimate.probabilities.map(|p| p as f32);
-        self.at_root(pos, state, probabilities, Some(summary))
+        Some(self.at_root(pos, state, probabilities, Some(summary)))
     }
 
     /// The decision of the earlier advisors: the cubeless probabilities at the advisor's depth
@@ -436,6 +459,12 @@ mod tests {
         let other = pos.swapped();
         assert!(!rolls_out(&other, &state));
         assert_eq!(a.cube(&other, &state), searched.cube(&other, &state));
+        // Stopped: the search answers.
+        let stop = AtomicBool::new(true);
+        let stopped = Advisor::new(eval, options, 0.68)
+            .with_cube_rollouts(Some(r))
+            .with_stop(&stop);
+        assert_eq!(stopped.cube(&pos, &state), s);
         // 0 trials: none.
         let none = CubeRollouts { trials: 0, seed: 1 };
         assert_eq!(a.with_cube_rollouts(Some(none)).cube_rollouts(), None);

@@ -237,8 +237,9 @@ pub(crate) async fn evaluate(
         ));
     }
     let eval = evaluator(&state)?;
-    let report = run_search(&state, move |_| {
-        let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY);
+    let report = run_search(&state, move |stop| {
+        // A back game's cube rollout (10 s or so) gives way when the client has gone.
+        let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY).with_stop(stop);
         let cube = advisor.cube(&pos, &cube_state(m.as_ref()));
         let ranked = dice.map(|d| (d, advisor.plays(&pos, d)));
         let plays = ranked.as_ref().map(|(d, r)| (*d, r.as_slice()));
