@@ -843,8 +843,10 @@ fn hint_rolls_out_the_cube_of_a_back_game() {
         "{}",
         stdout(&text)
     );
-    assert_bad_input(
-        &["backgammon", "hint", "--cube-rollouts", "many"],
-        "--cube-rollouts",
-    );
+    for bad in ["many", "11665"] {
+        assert_bad_input(
+            &["backgammon", "hint", "--cube-rollouts", bad],
+            "--cube-rollouts",
+        );
+    }
 }

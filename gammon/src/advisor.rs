@@ -143,6 +143,11 @@ pub struct CubeRollouts {
 /// one core (a back game lasts long), shared out over `--threads`.
 pub const CUBE_ROLLOUT_TRIALS: u64 = 324;
 
+/// The most trials a cube rollout may be asked for (`--cube-rollouts`, the engine protocol's
+/// `CubeRollouts`): 36 times the default, about 6 minutes a back-game cube decision on one
+/// core.
+pub const MAX_CUBE_ROLLOUT_TRIALS: u64 = 36 * CUBE_ROLLOUT_TRIALS;
+
 impl CubeRollouts {
     /// Rollouts of `trials` trials (seed 1) for an advisor searching `plies` deep: at 2 plies
     /// or more (where a cube decision is an analysis), none below (where it should be quick)

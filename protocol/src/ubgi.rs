@@ -33,14 +33,12 @@
 
 use crate::{first_word, shorten, ErrorCode, ProtocolError, Reply};
 use tabula_engine::backgammon::{Dice, Play, Position, XgDice, Xgid};
-use tabula_gammon::advisor::{Advisor, CubeRollouts, CUBE_ROLLOUT_TRIALS};
+use tabula_gammon::advisor::{
+    Advisor, CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS as MAX_CUBE_ROLLOUTS,
+};
 use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::search::MAX_PLIES;
 use tabula_gammon::{weights, Evaluator, Probabilities, SearchOptions};
-
-/// The most trials of a cube rollout (`setoption name CubeRollouts`): 36 times the default,
-/// about 6 minutes a back-game cube decision on one core.
-const MAX_CUBE_ROLLOUTS: u32 = 11_664;
 
 /// The largest cube value accepted (2^15).
 const MAX_CUBE: u32 = 1 << 15;
@@ -299,7 +297,7 @@ impl Ubgi {
             }
             "CubeRollouts" => {
                 let t = number("CubeRollouts", Some(&value))?;
-                if t > MAX_CUBE_ROLLOUTS {
+                if u64::from(t) > MAX_CUBE_ROLLOUTS {
                     return Err(bad(format!(
                         "CubeRollouts {t}: expected 0 to {MAX_CUBE_ROLLOUTS}"
                     )));
@@ -542,7 +540,7 @@ impl Ubgi {
                 }
                 "trials" => {
                     let t = number("go trials", value)?;
-                    if t > MAX_CUBE_ROLLOUTS {
+                    if u64::from(t) > MAX_CUBE_ROLLOUTS {
                         return Err(bad(format!(
                             "go trials {t}: expected 0 to {MAX_CUBE_ROLLOUTS}"
                         )));

@@ -92,7 +92,7 @@ pub(crate) fn rolled_dice(arg: &Option<String>, input: &Input) -> Result<Option<
 pub(crate) const CUBE_ROLLOUTS_HELP: &str =
     "Trials of the rollout that decides the cube in a back \
     game (the player who would take holds two points or more in the doubler's home board) at 2 \
-    plies or more, instead of the search; 0: the search decides every cube";
+    plies or more, instead of the search (at most 11664); 0: the search decides every cube";
 
 /// `--plies` of the commands that search: at most [`MAX_PLIES`].
 pub(crate) fn check_plies(plies: u8) -> CliResult {

@@ -43,7 +43,9 @@ use std::time::{Duration, Instant};
 use clap::Args as ClapArgs;
 use serde_json::json;
 use tabula_engine::backgammon::{Dice, FibsBoard, Position};
-use tabula_gammon::advisor::{Advisor, CubeAdvice, CubeRollouts, CUBE_ROLLOUT_TRIALS};
+use tabula_gammon::advisor::{
+    Advisor, CubeAdvice, CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS,
+};
 use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::net::Evaluator;
 use tabula_gammon::SearchOptions;
@@ -61,7 +63,12 @@ pub struct ExternalArgs {
     /// Plies of lookahead for plays and cube decisions, 0 to 3.
     #[arg(long, default_value_t = 1)]
     plies: u8,
-    #[arg(long = "cube-rollouts", default_value_t = CUBE_ROLLOUT_TRIALS, help = CUBE_ROLLOUTS_HELP)]
+    #[arg(
+        long = "cube-rollouts",
+        default_value_t = CUBE_ROLLOUT_TRIALS,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_CUBE_ROLLOUT_TRIALS),
+        help = CUBE_ROLLOUTS_HELP
+    )]
     cube_rollouts: u64,
     #[command(flatten)]
     evaluator: EvaluatorArgs,

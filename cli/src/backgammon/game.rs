@@ -26,7 +26,9 @@ use tabula_engine::backgammon::{
     Dice, DoubleDenied, GameKind, GameResult, MatchId, MatchState, Play, Position, Side,
     MAX_MATCH_LENGTH,
 };
-use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice, CubeRollouts, CUBE_ROLLOUT_TRIALS};
+use tabula_gammon::advisor::{
+    cube_state, Advisor, CubeAdvice, CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS,
+};
 use tabula_gammon::baseline::roll;
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::{Rng, SearchOptions};
@@ -58,7 +60,12 @@ pub struct GameArgs {
     /// to 3 plies.
     #[arg(long, default_value_t = 2)]
     plies: u8,
-    #[arg(long = "cube-rollouts", default_value_t = CUBE_ROLLOUT_TRIALS, help = CUBE_ROLLOUTS_HELP)]
+    #[arg(
+        long = "cube-rollouts",
+        default_value_t = CUBE_ROLLOUT_TRIALS,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_CUBE_ROLLOUT_TRIALS),
+        help = CUBE_ROLLOUTS_HELP
+    )]
     cube_rollouts: u64,
     /// Search threads, 1 to 256. The engine's choices do not depend on it.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]

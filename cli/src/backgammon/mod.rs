@@ -21,7 +21,7 @@ use crate::error::{CliError, CliResult};
 use args::{rolled_dice, Common, EvaluatorArgs, CUBE_ROLLOUTS_HELP};
 use clap::{Args as ClapArgs, Subcommand};
 use std::path::PathBuf;
-use tabula_gammon::advisor::CUBE_ROLLOUT_TRIALS;
+use tabula_gammon::advisor::{CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -73,7 +73,12 @@ enum Command {
         /// Search threads, 1 to 256. The results do not depend on it.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
         threads: u64,
-        #[arg(long = "cube-rollouts", default_value_t = CUBE_ROLLOUT_TRIALS, help = CUBE_ROLLOUTS_HELP)]
+        #[arg(
+        long = "cube-rollouts",
+        default_value_t = CUBE_ROLLOUT_TRIALS,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_CUBE_ROLLOUT_TRIALS),
+        help = CUBE_ROLLOUTS_HELP
+    )]
         cube_rollouts: u64,
         #[command(flatten)]
         evaluator: EvaluatorArgs,
