@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use clap::Args as ClapArgs;
 use tabula_engine::backgammon::{Dice, MatchId, Position, Xgid};
+use tabula_gammon::advisor::{CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS};
 use tabula_gammon::search::MAX_PLIES;
 use tabula_gammon::{weights, Evaluator, NetFile};
 
@@ -88,11 +89,26 @@ pub(crate) fn rolled_dice(arg: &Option<String>, input: &Input) -> Result<Option<
     rolled.then(|| dice_for(arg, input)).transpose()
 }
 
-/// The help of `--cube-rollouts` (`hint`, `play`, `external`).
-pub(crate) const CUBE_ROLLOUTS_HELP: &str =
-    "Trials of the rollout that decides the cube in a back \
-    game (the player who would take holds two points or more in the doubler's home board) at 2 \
-    plies or more, instead of the search (at most 11664); 0: the search decides every cube";
+/// `--cube-rollouts` of `hint`, `play` and `external`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct CubeRolloutArgs {
+    /// Trials of the rollout that decides the cube in a back game (the player who would take
+    /// holds two points or more in the doubler's home board) at 2 plies or more, instead of
+    /// the search (at most 11664); 0: the search decides every cube.
+    #[arg(
+        long = "cube-rollouts",
+        default_value_t = CUBE_ROLLOUT_TRIALS,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_CUBE_ROLLOUT_TRIALS)
+    )]
+    cube_rollouts: u64,
+}
+
+impl CubeRolloutArgs {
+    /// The advisor's cube rollouts at `plies` ([`CubeRollouts::for_depth`]).
+    pub(crate) fn at(&self, plies: u8) -> Option<CubeRollouts> {
+        CubeRollouts::for_depth(plies, self.cube_rollouts)
+    }
+}
 
 /// `--plies` of the commands that search: at most [`MAX_PLIES`].
 pub(crate) fn check_plies(plies: u8) -> CliResult {

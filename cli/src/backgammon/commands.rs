@@ -11,13 +11,14 @@ use tabula_api::backgammon::{
 use tabula_api::build::backgammon::side_to_move;
 use tabula_api::report::{MoveEntry, MovesReport};
 use tabula_engine::backgammon::{Position, Side};
-use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice, CubeRollouts};
+use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice};
 use tabula_gammon::baseline::{versus, versus_from, Player};
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::{equity as cubeless_equity, SearchOptions};
 
 use super::args::{
-    check_plies, dice_for, load_bearoff, load_net, rolled_dice, with_threads, Common, EvaluatorArgs,
+    check_plies, dice_for, load_bearoff, load_net, rolled_dice, with_threads, Common,
+    CubeRolloutArgs, EvaluatorArgs,
 };
 use super::render::{board_diagram, cube_advice, match_lines, print_json, ranked_text};
 use crate::error::{CliError, CliResult};
@@ -103,7 +104,7 @@ pub(crate) fn hint(
     dice: &Option<String>,
     plies: u8,
     threads: u64,
-    cube_rollouts: u64,
+    cube_rollouts: &CubeRolloutArgs,
     evaluator: &EvaluatorArgs,
 ) -> CliResult {
     check_plies(plies)?;
@@ -117,7 +118,7 @@ pub(crate) fn hint(
         ..SearchOptions::default()
     };
     let started = Instant::now();
-    let rollouts = CubeRollouts::for_depth(plies, cube_rollouts);
+    let rollouts = cube_rollouts.at(plies);
     let advisor =
         || Advisor::new(&eval, options, DEFAULT_CUBE_EFFICIENCY).with_cube_rollouts(rollouts);
     let Some(dice) = dice else {

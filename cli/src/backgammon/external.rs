@@ -43,15 +43,13 @@ use std::time::{Duration, Instant};
 use clap::Args as ClapArgs;
 use serde_json::json;
 use tabula_engine::backgammon::{Dice, FibsBoard, Position};
-use tabula_gammon::advisor::{
-    Advisor, CubeAdvice, CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS,
-};
+use tabula_gammon::advisor::{Advisor, CubeAdvice, CubeRollouts};
 use tabula_gammon::cube::{CubeState, DEFAULT_CUBE_EFFICIENCY};
 use tabula_gammon::net::Evaluator;
 use tabula_gammon::SearchOptions;
 use tabula_protocol::{read_line, Line};
 
-use super::args::{check_plies, with_threads, EvaluatorArgs, CUBE_ROLLOUTS_HELP};
+use super::args::{check_plies, with_threads, CubeRolloutArgs, EvaluatorArgs};
 use crate::error::{CliError, CliResult};
 
 #[derive(ClapArgs, Debug)]
@@ -63,13 +61,8 @@ pub struct ExternalArgs {
     /// Plies of lookahead for plays and cube decisions, 0 to 3.
     #[arg(long, default_value_t = 1)]
     plies: u8,
-    #[arg(
-        long = "cube-rollouts",
-        default_value_t = CUBE_ROLLOUT_TRIALS,
-        value_parser = clap::value_parser!(u64).range(0..=MAX_CUBE_ROLLOUT_TRIALS),
-        help = CUBE_ROLLOUTS_HELP
-    )]
-    cube_rollouts: u64,
+    #[command(flatten)]
+    cube_rollouts: CubeRolloutArgs,
     #[command(flatten)]
     evaluator: EvaluatorArgs,
     /// Search threads, 1 to 256. The answers do not depend on it.
@@ -315,7 +308,7 @@ pub fn run(args: ExternalArgs) -> CliResult {
             ..SearchOptions::default()
         },
         cube_efficiency: args.cube_efficiency,
-        cube_rollouts: CubeRollouts::for_depth(args.plies, args.cube_rollouts),
+        cube_rollouts: args.cube_rollouts.at(args.plies),
         jacoby: args.jacoby,
         threads: args.threads,
         timeout: Duration::from_secs(args.timeout),

@@ -26,14 +26,12 @@ use tabula_engine::backgammon::{
     Dice, DoubleDenied, GameKind, GameResult, MatchId, MatchState, Play, Position, Side,
     MAX_MATCH_LENGTH,
 };
-use tabula_gammon::advisor::{
-    cube_state, Advisor, CubeAdvice, CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS,
-};
+use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice};
 use tabula_gammon::baseline::roll;
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::{Rng, SearchOptions};
 
-use super::args::{check_plies, with_threads, EvaluatorArgs, CUBE_ROLLOUTS_HELP};
+use super::args::{check_plies, with_threads, CubeRolloutArgs, EvaluatorArgs};
 use super::render::{board_diagram_as, cube_advice, ranked_text};
 use crate::error::{CliError, CliResult};
 
@@ -60,13 +58,8 @@ pub struct GameArgs {
     /// to 3 plies.
     #[arg(long, default_value_t = 2)]
     plies: u8,
-    #[arg(
-        long = "cube-rollouts",
-        default_value_t = CUBE_ROLLOUT_TRIALS,
-        value_parser = clap::value_parser!(u64).range(0..=MAX_CUBE_ROLLOUT_TRIALS),
-        help = CUBE_ROLLOUTS_HELP
-    )]
-    cube_rollouts: u64,
+    #[command(flatten)]
+    cube_rollouts: CubeRolloutArgs,
     /// Search threads, 1 to 256. The engine's choices do not depend on it.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     threads: u64,
@@ -169,7 +162,7 @@ pub fn run(
         let stdin = std::io::stdin();
         let mut game = Game {
             advisor: Advisor::new(&eval, options, DEFAULT_CUBE_EFFICIENCY)
-                .with_cube_rollouts(CubeRollouts::for_depth(args.plies, args.cube_rollouts)),
+                .with_cube_rollouts(args.cube_rollouts.at(args.plies)),
             human,
             letters: if human == 1 { ['X', 'O'] } else { ['O', 'X'] },
             cube: !args.no_cube,

@@ -18,10 +18,9 @@ pub mod rollout;
 pub mod train;
 
 use crate::error::{CliError, CliResult};
-use args::{rolled_dice, Common, EvaluatorArgs, CUBE_ROLLOUTS_HELP};
+use args::{rolled_dice, Common, CubeRolloutArgs, EvaluatorArgs};
 use clap::{Args as ClapArgs, Subcommand};
 use std::path::PathBuf;
-use tabula_gammon::advisor::{CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -73,13 +72,8 @@ enum Command {
         /// Search threads, 1 to 256. The results do not depend on it.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
         threads: u64,
-        #[arg(
-        long = "cube-rollouts",
-        default_value_t = CUBE_ROLLOUT_TRIALS,
-        value_parser = clap::value_parser!(u64).range(0..=MAX_CUBE_ROLLOUT_TRIALS),
-        help = CUBE_ROLLOUTS_HELP
-    )]
-        cube_rollouts: u64,
+        #[command(flatten)]
+        cube_rollouts: CubeRolloutArgs,
         #[command(flatten)]
         evaluator: EvaluatorArgs,
     },
@@ -161,7 +155,7 @@ pub fn run(args: Args) -> CliResult {
             threads,
             cube_rollouts,
             evaluator,
-        } => commands::hint(&common, &dice, plies, threads, cube_rollouts, &evaluator),
+        } => commands::hint(&common, &dice, plies, threads, &cube_rollouts, &evaluator),
         Command::Rollout(args) => rollout::rollout(&args),
         Command::Train(args) => train::train(&args),
         Command::Label(args) => label::label(&args),
