@@ -178,7 +178,9 @@ impl<'e> Advisor<'e> {
     /// `cube_efficiency` (0: dead cube, 1: fully live; see
     /// [`cube::DEFAULT_CUBE_EFFICIENCY`]) in contact and races, and at most
     /// [`cube::BEAROFF_CUBE_EFFICIENCY`] in bear-offs ([`cube::efficiency`]). The plays come
-    /// from `eval`'s nets, the cube decisions from [`Evaluator::for_cube`]'s.
+    /// from `eval`'s nets, the cube decisions from [`Evaluator::for_cube`]'s. At 2 plies or
+    /// more the cube of a back game is rolled out ([`CubeRollouts::default_for`]; see
+    /// [`Advisor::with_cube_rollouts`] to change it).
     pub fn new(eval: &'e Evaluator, options: SearchOptions, cube_efficiency: f64) -> Advisor<'e> {
         Advisor {
             searcher: Searcher::new(eval, options),
