@@ -116,6 +116,10 @@ pub struct EvaluateRequest {
     /// Search depth (the server caps it).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub plies: Option<u8>,
+    /// Trials of the rollout that decides the cube of a back game at 2 plies or more (default
+    /// 324, at most 11664; 0: the search decides every cube).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cube_rollouts: Option<u64>,
 }
 
 /// `POST /api/backgammon/evaluate`: probabilities, equity and cube decision of the player on

@@ -12,7 +12,9 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use tabula_api::server::{EvaluateReport, EvaluateRequest};
 use tabula_engine::backgammon::{Dice, GameKind, MatchId, Position, Side, Xgid};
-use tabula_gammon::advisor::{cube_state, Advisor};
+use tabula_gammon::advisor::{
+    cube_state, Advisor, CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS,
+};
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::net::{invert, Probabilities};
 use tabula_gammon::{weights, Evaluator, SearchOptions};
@@ -231,6 +233,15 @@ pub(crate) async fn evaluate(
     let (pos, m) = input(&request)?;
     let dice = dice_of(&request, m.as_ref())?;
     let plies = plies_of(&state, request.plies, "plies")?;
+    let trials = match request.cube_rollouts {
+        None => CUBE_ROLLOUT_TRIALS,
+        Some(t) if t <= MAX_CUBE_ROLLOUT_TRIALS => t,
+        Some(t) => {
+            return Err(ApiError::bad(format!(
+                "cube_rollouts: {t}: at most {MAX_CUBE_ROLLOUT_TRIALS}"
+            )))
+        }
+    };
     if pos.is_game_over() {
         return Err(ApiError::bad(
             "position: the game is over: nothing to evaluate",
@@ -239,7 +250,9 @@ pub(crate) async fn evaluate(
     let eval = evaluator(&state)?;
     let report = run_search(&state, move |stop| {
         // A back game's cube rollout (10 s or so) gives way when the client has gone.
-        let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY).with_stop(stop);
+        let advisor = Advisor::new(eval, options(plies), DEFAULT_CUBE_EFFICIENCY)
+            .with_cube_rollouts(CubeRollouts::for_depth(plies, trials))
+            .with_stop(stop);
         let cube = advisor.cube(&pos, &cube_state(m.as_ref()));
         let ranked = dice.map(|d| (d, advisor.plays(&pos, d)));
         let plays = ranked.as_ref().map(|(d, r)| (*d, r.as_slice()));

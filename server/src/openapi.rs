@@ -266,7 +266,9 @@ fn schemas() -> Value {
             "bar": int, "off": int, "pips": int } },
         "EvaluateRequest": { "type": "object", "additionalProperties": false, "properties": {
             "position": { "type": "string", "description": "Position ID, gnubg ID (position:match) or XGID" },
-            "match_id": string, "dice": string, "plies": int } },
+            "match_id": string, "dice": string, "plies": int,
+            "cube_rollouts": { "type": "integer", "minimum": 0, "maximum": 11664,
+                "description": "trials of the rollout deciding a back game's cube at 2 plies or more (default 324, 0: none)" } } },
         "Evaluation": { "type": "object", "properties": {
             "position": string, "side_to_move": string, "plies": int,
             "probabilities": probabilities, "equity": {"type": "number"},

@@ -984,3 +984,25 @@ async fn backgammon_plays_are_the_engine_s_with_the_positions_they_lead_to() {
         assert!(message.starts_with(field), "{query}: {message}");
     }
 }
+
+/// In a back game at 2 plies the cube comes from a rollout of `cube_rollouts` trials (324 by
+/// default) and the answer says so; 0 leaves it to the search; too many is a 400 naming the
+/// field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backgammon_evaluate_rolls_out_a_back_games_cube() {
+    let addr = start(ServerConfig::default()).await;
+    // An ace-deuce back game: the opponent holds the roller's 1- and 2-points.
+    let ask = |trials: u64| {
+        format!(r#"{{"position":"0HMAwDvc3ZYAAA","plies":2,"cube_rollouts":{trials}}}"#)
+    };
+    let v = post(addr, "/api/backgammon/evaluate", &ask(36)).await;
+    assert_eq!(v.status, 200, "{}", v.body);
+    let v = v.json();
+    assert_eq!(v["cube"]["rollout"]["trials"], 36, "{v}");
+    let searched = post(addr, "/api/backgammon/evaluate", &ask(0)).await.json();
+    assert!(searched["cube"].get("rollout").is_none(), "{searched}");
+    assert_ne!(searched["probabilities"], v["probabilities"]);
+    let r = post(addr, "/api/backgammon/evaluate", &ask(11665)).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(r.body.contains("cube_rollouts"), "{}", r.body);
+}
