@@ -281,6 +281,12 @@ impl PointMasks {
         m
     }
 
+    /// The points held (two checkers or more) in the other side's home board: our 19- to
+    /// 24-points.
+    fn held_in_their_home(&self) -> u32 {
+        self.made & (0x3F << 19)
+    }
+
     /// The points with checkers in our numbering, 1..=25 (25 the bar).
     fn occupied(&self) -> u32 {
         self.any | (self.on_bar as u32) << 25
@@ -590,7 +596,7 @@ fn shape_features(
     let back_anchor = 31 - (me.made | 1).leading_zeros();
     // Held points in the other side's home board (our 19 to 24) and outer board (13 to 18);
     // the most advanced is the lowest of ours.
-    let their_home = me.made & (0x3F << 19);
+    let their_home = me.held_in_their_home();
     let their_outer = me.made & (0x3F << 13);
     let forward = match (their_home, their_outer) {
         (0, 0) => 2.0,
@@ -723,9 +729,11 @@ pub fn back_point(pos: &Position, side: Side) -> usize {
 }
 
 /// The points `side` holds (two checkers or more) in the other side's home board: two or more
-/// make a back game.
+/// make a back game (as the net's back-game input counts them).
 pub fn back_game_points(pos: &Position, side: Side) -> usize {
-    (19..=24).filter(|&p| pos.checkers(side, p) >= 2).count()
+    PointMasks::new(&pos.counts(side))
+        .held_in_their_home()
+        .count_ones() as usize
 }
 
 /// True when the checkers can still meet: some checker of one side is behind some checker of

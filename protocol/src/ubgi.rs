@@ -125,6 +125,15 @@ fn number(what: &str, text: Option<&&str>) -> Result<u32, ProtocolError> {
         .map_err(|_| bad(format!("{what}: {:?} is not a number", shorten(text))))
 }
 
+/// [`number`], from 0 to `max`.
+fn number_to(what: &str, text: Option<&&str>, max: u64) -> Result<u32, ProtocolError> {
+    let n = number(what, text)?;
+    if u64::from(n) > max {
+        return Err(bad(format!("{what} {n}: expected 0 to {max}")));
+    }
+    Ok(n)
+}
+
 /// A play in UBGI's shape: one `from/to` per checker step, highest first, `bar` and `off`.
 pub fn play_text(play: &Play) -> String {
     let mut steps: Vec<_> = play.steps().to_vec();
@@ -289,20 +298,11 @@ impl Ubgi {
         };
         match name {
             "Plies" => {
-                let p = number("Plies", Some(&value))?;
-                if p > u32::from(MAX_PLIES) {
-                    return Err(bad(format!("Plies {p}: expected 0 to {MAX_PLIES}")));
-                }
-                self.plies = p as u8;
+                self.plies = number_to("Plies", Some(&value), MAX_PLIES.into())? as u8;
             }
             "CubeRollouts" => {
-                let t = number("CubeRollouts", Some(&value))?;
-                if u64::from(t) > MAX_CUBE_ROLLOUTS {
-                    return Err(bad(format!(
-                        "CubeRollouts {t}: expected 0 to {MAX_CUBE_ROLLOUTS}"
-                    )));
-                }
-                self.cube_rollouts = u64::from(t);
+                self.cube_rollouts =
+                    number_to("CubeRollouts", Some(&value), MAX_CUBE_ROLLOUTS)?.into();
             }
             // Every answer is deterministic already: there is no randomness to seed.
             "Seed" => {
@@ -532,20 +532,10 @@ impl Ubgi {
                     })
                 }
                 "depth" => {
-                    let d = number("go depth", value)?;
-                    if d > u32::from(MAX_PLIES) {
-                        return Err(bad(format!("go depth {d}: expected 0 to {MAX_PLIES}")));
-                    }
-                    plies = Some(d as u8);
+                    plies = Some(number_to("go depth", value, MAX_PLIES.into())? as u8);
                 }
                 "trials" => {
-                    let t = number("go trials", value)?;
-                    if u64::from(t) > MAX_CUBE_ROLLOUTS {
-                        return Err(bad(format!(
-                            "go trials {t}: expected 0 to {MAX_CUBE_ROLLOUTS}"
-                        )));
-                    }
-                    trials = Some(u64::from(t));
+                    trials = Some(number_to("go trials", value, MAX_CUBE_ROLLOUTS)?.into());
                 }
                 "movetime" | "nodes" => {
                     number(&format!("go {key}"), value)?;
