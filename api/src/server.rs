@@ -182,6 +182,8 @@ pub struct LimitsReport {
     pub table_mib: u64,
     pub max_body_bytes: usize,
     pub max_plies: u8,
+    /// The most trials of a back game's cube rollout an evaluate may ask (0: none).
+    pub max_cube_rollouts: u64,
 }
 
 #[cfg(test)]

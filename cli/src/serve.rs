@@ -4,7 +4,10 @@ use crate::backgammon::args::EvaluatorArgs;
 use crate::error::{CliError, CliResult};
 use clap::Args as ClapArgs;
 use std::time::Duration;
-use tabula_server::{ServerConfig, MAX_PLIES, MAX_SEARCHES, MAX_TABLE_MIB};
+use tabula_gammon::advisor::MAX_CUBE_ROLLOUT_TRIALS;
+use tabula_server::{
+    ServerConfig, DEFAULT_MAX_CUBE_ROLLOUTS, MAX_PLIES, MAX_SEARCHES, MAX_TABLE_MIB,
+};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -36,6 +39,13 @@ pub struct Args {
     /// Backgammon's default search depth (a request may ask up to 2).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=MAX_PLIES as i64))]
     plies: u8,
+    /// The most trials of the rollout that decides a back game's cube at 2 plies that a
+    /// request may ask (`cube_rollouts`; more is a 400; a request without it gets 324 or
+    /// this cap if lower). 0: the search decides every cube. The default, 648, takes about
+    /// 20 s a decision on one core.
+    #[arg(long, default_value_t = DEFAULT_MAX_CUBE_ROLLOUTS,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_CUBE_ROLLOUT_TRIALS))]
+    max_cube_rollouts: u64,
     /// Seconds a request may take, searches included (then 503).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
@@ -67,6 +77,7 @@ pub fn run(args: Args) -> CliResult {
         max_body_bytes: usize::try_from(args.max_body).unwrap_or(65_536),
         default_plies: args.plies,
         max_plies: MAX_PLIES,
+        max_cube_rollouts: args.max_cube_rollouts,
         request_timeout: Duration::from_secs(args.timeout),
         header_read_timeout: Duration::from_secs(args.header_timeout),
         max_connections: usize::try_from(args.max_connections).unwrap_or(256),

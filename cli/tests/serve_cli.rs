@@ -60,7 +60,7 @@ fn serve(extra: &[&str]) -> (Child, String) {
 
 #[test]
 fn serve_answers_http_on_the_address_it_prints() {
-    let (mut child, addr) = serve(&["--max-time", "2000"]);
+    let (mut child, addr) = serve(&["--max-time", "2000", "--max-cube-rollouts", "72"]);
     let health = get(&addr, "/health");
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");
     assert!(health.contains(r#""status":"ok""#), "{health}");
@@ -69,6 +69,7 @@ fn serve_answers_http_on_the_address_it_prints() {
     assert!(bad.contains(r#""kind":"bad_input""#), "{bad}");
     let v = get(&addr, "/version");
     assert!(v.contains(r#""max_time_ms":2000"#), "{v}");
+    assert!(v.contains(r#""max_cube_rollouts":72"#), "{v}");
     child.kill().unwrap();
     child.wait().unwrap();
 }
@@ -90,6 +91,8 @@ fn out_of_range_limits_are_refused_with_exit_code_2() {
         ("--header-timeout", "0"),
         ("--max-connections", "0"),
         ("--max-searches", "0"),
+        ("--max-cube-rollouts", "11665"),
+        ("--max-cube-rollouts", "many"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
             .args(["serve", "--http", "127.0.0.1:0", flag, value])

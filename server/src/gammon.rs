@@ -12,9 +12,7 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use tabula_api::server::{EvaluateReport, EvaluateRequest};
 use tabula_engine::backgammon::{Dice, GameKind, MatchId, Position, Side, Xgid};
-use tabula_gammon::advisor::{
-    cube_state, Advisor, CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS,
-};
+use tabula_gammon::advisor::{cube_state, Advisor, CubeRollouts, CUBE_ROLLOUT_TRIALS};
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::net::{invert, Probabilities};
 use tabula_gammon::{weights, Evaluator, SearchOptions};
@@ -233,12 +231,13 @@ pub(crate) async fn evaluate(
     let (pos, m) = input(&request)?;
     let dice = dice_of(&request, m.as_ref())?;
     let plies = plies_of(&state, request.plies, "plies")?;
+    let max_trials = state.config.max_cube_rollouts;
     let trials = match request.cube_rollouts {
-        None => CUBE_ROLLOUT_TRIALS,
-        Some(t) if t <= MAX_CUBE_ROLLOUT_TRIALS => t,
+        None => CUBE_ROLLOUT_TRIALS.min(max_trials),
+        Some(t) if t <= max_trials => t,
         Some(t) => {
             return Err(ApiError::bad(format!(
-                "cube_rollouts: {t}: at most {MAX_CUBE_ROLLOUT_TRIALS}"
+                "cube_rollouts: {t}: at most {max_trials} on this server"
             )))
         }
     };

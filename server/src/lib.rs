@@ -40,6 +40,7 @@ use hyper_util::service::TowerToHyperService;
 use std::sync::Arc;
 use std::time::Duration;
 use tabula_api::server::{HealthReport, LimitsReport, VersionReport};
+use tabula_gammon::advisor::{CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS};
 use tokio::sync::Semaphore;
 
 pub use error::ApiError;
@@ -51,6 +52,12 @@ pub const MAX_TABLE_MIB: u64 = 64;
 
 /// The deepest backgammon search served (plies).
 pub const MAX_PLIES: u8 = 2;
+
+/// The default cap on an evaluate's back-game cube rollout: twice the default trials. A
+/// rollout of [`CUBE_ROLLOUT_TRIALS`] (324) holds a search slot about 10 s on one core of the
+/// project's machine (docs/results.md, "Back games' cube by rollout"), so 648 stays within
+/// the default request timeout (30 s) where the library's own cap, 11,664, would not.
+pub const DEFAULT_MAX_CUBE_ROLLOUTS: u64 = 2 * CUBE_ROLLOUT_TRIALS;
 
 /// What the server allows. [`ServerConfig::default`] suits a small machine.
 #[derive(Clone, Debug)]
@@ -73,6 +80,11 @@ pub struct ServerConfig {
     /// [`MAX_PLIES`]).
     pub default_plies: u8,
     pub max_plies: u8,
+    /// The most trials of the rollout that decides a back game's cube at 2 plies (the
+    /// evaluate body's `cube_rollouts`; more is a 400); a request without the field gets
+    /// [`CUBE_ROLLOUT_TRIALS`] or this cap if lower. 0: the search decides every cube. At most
+    /// [`MAX_CUBE_ROLLOUT_TRIALS`].
+    pub max_cube_rollouts: u64,
     /// The longest a request may take, searches included (then 503).
     pub request_timeout: Duration,
     /// The longest a connection may take to send a request's head (request line and headers),
@@ -99,6 +111,7 @@ impl Default for ServerConfig {
             max_body_bytes: 64 * 1024,
             default_plies: 1,
             max_plies: MAX_PLIES,
+            max_cube_rollouts: DEFAULT_MAX_CUBE_ROLLOUTS,
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
             max_connections: 256,
@@ -117,6 +130,7 @@ impl ServerConfig {
         self.default_time_ms = self.default_time_ms.clamp(1, self.max_time_ms);
         self.max_plies = self.max_plies.min(MAX_PLIES);
         self.default_plies = self.default_plies.min(self.max_plies);
+        self.max_cube_rollouts = self.max_cube_rollouts.min(MAX_CUBE_ROLLOUT_TRIALS);
         self.max_connections = self.max_connections.max(1);
         self.header_read_timeout = self.header_read_timeout.max(Duration::from_millis(1));
         self
@@ -131,6 +145,7 @@ impl ServerConfig {
             table_mib: self.table_mib,
             max_body_bytes: self.max_body_bytes,
             max_plies: self.max_plies,
+            max_cube_rollouts: self.max_cube_rollouts,
         }
     }
 }

@@ -201,11 +201,11 @@ pub fn openapi(config: &ServerConfig) -> Value {
                 "responses": search_responses("Evaluation")
             }},
         },
-        "components": { "schemas": schemas() }
+        "components": { "schemas": schemas(config) }
     })
 }
 
-fn schemas() -> Value {
+fn schemas(config: &ServerConfig) -> Value {
     let string = json!({"type": "string"});
     let int = json!({"type": "integer"});
     let strings = json!({"type": "array", "items": {"type": "string"}});
@@ -267,8 +267,8 @@ fn schemas() -> Value {
         "EvaluateRequest": { "type": "object", "additionalProperties": false, "properties": {
             "position": { "type": "string", "description": "Position ID, gnubg ID (position:match) or XGID" },
             "match_id": string, "dice": string, "plies": int,
-            "cube_rollouts": { "type": "integer", "minimum": 0, "maximum": 11664,
-                "description": "trials of the rollout deciding a back game's cube at 2 plies or more (default 324, 0: none)" } } },
+            "cube_rollouts": { "type": "integer", "minimum": 0, "maximum": config.max_cube_rollouts,
+                "description": "trials of the rollout deciding a back game's cube at 2 plies or more (default 324 or the server's cap if lower, 0: none)" } } },
         "Evaluation": { "type": "object", "properties": {
             "position": string, "side_to_move": string, "plies": int,
             "probabilities": probabilities, "equity": {"type": "number"},

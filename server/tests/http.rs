@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use tabula_engine::backgammon::{Dice, Position as Gammon, Side};
 use tabula_engine::{bilitaire, pylos, Game};
-use tabula_server::{ServerConfig, MAX_PLIES};
+use tabula_server::{ServerConfig, DEFAULT_MAX_CUBE_ROLLOUTS, MAX_PLIES};
 use tabula_solver::driver::Config;
 use tabula_solver::{AtomicTable, Driver, Limits, Solve};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -986,8 +986,8 @@ async fn backgammon_plays_are_the_engine_s_with_the_positions_they_lead_to() {
 }
 
 /// In a back game at 2 plies the cube comes from a rollout of `cube_rollouts` trials (324 by
-/// default) and the answer says so; 0 leaves it to the search; too many is a 400 naming the
-/// field.
+/// default) and the answer says so; 0 leaves it to the search; more than the server's cap is
+/// a 400 naming the field.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backgammon_evaluate_rolls_out_a_back_games_cube() {
     let addr = start(ServerConfig::default()).await;
@@ -1002,7 +1002,62 @@ async fn backgammon_evaluate_rolls_out_a_back_games_cube() {
     let searched = post(addr, "/api/backgammon/evaluate", &ask(0)).await.json();
     assert!(searched["cube"].get("rollout").is_none(), "{searched}");
     assert_ne!(searched["probabilities"], v["probabilities"]);
-    let r = post(addr, "/api/backgammon/evaluate", &ask(11665)).await;
+    for too_many in [DEFAULT_MAX_CUBE_ROLLOUTS + 1, 11665] {
+        let r = post(addr, "/api/backgammon/evaluate", &ask(too_many)).await;
+        assert_eq!(r.status, 400, "{}", r.body);
+        assert!(r.body.contains("cube_rollouts"), "{}", r.body);
+    }
+    let v = get(addr, "/version").await.json();
+    assert_eq!(v["limits"]["max_cube_rollouts"], DEFAULT_MAX_CUBE_ROLLOUTS);
+}
+
+/// The server's cap on the cube rollout: below the default trials a request without the field
+/// gets the cap; 0 leaves every cube to the search, and any trials asked are a 400; the cap
+/// is stated in `/version` and the OpenAPI document.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backgammon_evaluate_keeps_the_servers_rollout_cap() {
+    let back_game = r#"{"position":"0HMAwDvc3ZYAAA","plies":2}"#;
+    let addr = start(ServerConfig {
+        max_cube_rollouts: 36,
+        ..ServerConfig::default()
+    })
+    .await;
+    let v = post(addr, "/api/backgammon/evaluate", back_game).await;
+    assert_eq!(v.status, 200, "{}", v.body);
+    assert_eq!(v.json()["cube"]["rollout"]["trials"], 36, "{}", v.body);
+    let r = post(
+        addr,
+        "/api/backgammon/evaluate",
+        r#"{"position":"0HMAwDvc3ZYAAA","plies":2,"cube_rollouts":37}"#,
+    )
+    .await;
     assert_eq!(r.status, 400, "{}", r.body);
-    assert!(r.body.contains("cube_rollouts"), "{}", r.body);
+    let message = r.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.starts_with("cube_rollouts: 37: at most 36"),
+        "{message}"
+    );
+    let doc = get(addr, "/openapi.json").await.json();
+    let field = &doc["components"]["schemas"]["EvaluateRequest"]["properties"]["cube_rollouts"];
+    assert_eq!(field["maximum"], 36, "{field}");
+
+    let addr = start(ServerConfig {
+        max_cube_rollouts: 0,
+        ..ServerConfig::default()
+    })
+    .await;
+    let v = post(addr, "/api/backgammon/evaluate", back_game).await;
+    assert_eq!(v.status, 200, "{}", v.body);
+    assert!(v.json()["cube"].get("rollout").is_none(), "{}", v.body);
+    let r = post(
+        addr,
+        "/api/backgammon/evaluate",
+        r#"{"position":"0HMAwDvc3ZYAAA","plies":2,"cube_rollouts":1}"#,
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(
+        get(addr, "/version").await.json()["limits"]["max_cube_rollouts"],
+        0
+    );
 }
