@@ -1011,53 +1011,38 @@ async fn backgammon_evaluate_rolls_out_a_back_games_cube() {
     assert_eq!(v["limits"]["max_cube_rollouts"], DEFAULT_MAX_CUBE_ROLLOUTS);
 }
 
-/// The server's cap on the cube rollout: below the default trials a request without the field
-/// gets the cap; 0 leaves every cube to the search, and any trials asked are a 400; the cap
-/// is stated in `/version` and the OpenAPI document.
+/// The server's cap on the cube rollout: a request without the field gets the default trials
+/// or the cap if lower (0: the search decides every cube); one asking more than the cap is a
+/// 400 naming the field; `/version` and the OpenAPI document state the cap.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backgammon_evaluate_keeps_the_servers_rollout_cap() {
-    let back_game = r#"{"position":"0HMAwDvc3ZYAAA","plies":2}"#;
-    let addr = start(ServerConfig {
-        max_cube_rollouts: 36,
-        ..ServerConfig::default()
-    })
-    .await;
-    let v = post(addr, "/api/backgammon/evaluate", back_game).await;
-    assert_eq!(v.status, 200, "{}", v.body);
-    assert_eq!(v.json()["cube"]["rollout"]["trials"], 36, "{}", v.body);
-    let r = post(
-        addr,
-        "/api/backgammon/evaluate",
-        r#"{"position":"0HMAwDvc3ZYAAA","plies":2,"cube_rollouts":37}"#,
-    )
-    .await;
-    assert_eq!(r.status, 400, "{}", r.body);
-    let message = r.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(
-        message.starts_with("cube_rollouts: 37: at most 36"),
-        "{message}"
-    );
-    let doc = get(addr, "/openapi.json").await.json();
-    let field = &doc["components"]["schemas"]["EvaluateRequest"]["properties"]["cube_rollouts"];
-    assert_eq!(field["maximum"], 36, "{field}");
-
-    let addr = start(ServerConfig {
-        max_cube_rollouts: 0,
-        ..ServerConfig::default()
-    })
-    .await;
-    let v = post(addr, "/api/backgammon/evaluate", back_game).await;
-    assert_eq!(v.status, 200, "{}", v.body);
-    assert!(v.json()["cube"].get("rollout").is_none(), "{}", v.body);
-    let r = post(
-        addr,
-        "/api/backgammon/evaluate",
-        r#"{"position":"0HMAwDvc3ZYAAA","plies":2,"cube_rollouts":1}"#,
-    )
-    .await;
-    assert_eq!(r.status, 400, "{}", r.body);
-    assert_eq!(
-        get(addr, "/version").await.json()["limits"]["max_cube_rollouts"],
-        0
-    );
+    let ask = |trials: Option<u64>| match trials {
+        None => r#"{"position":"0HMAwDvc3ZYAAA","plies":2}"#.to_string(),
+        Some(t) => format!(r#"{{"position":"0HMAwDvc3ZYAAA","plies":2,"cube_rollouts":{t}}}"#),
+    };
+    for cap in [36, 0] {
+        let addr = start(ServerConfig {
+            max_cube_rollouts: cap,
+            ..ServerConfig::default()
+        })
+        .await;
+        let v = post(addr, "/api/backgammon/evaluate", &ask(None)).await;
+        assert_eq!(v.status, 200, "{}", v.body);
+        let rollout = &v.json()["cube"]["rollout"];
+        if cap == 0 {
+            assert!(rollout.is_null(), "{}", v.body);
+        } else {
+            assert_eq!(rollout["trials"], cap, "{}", v.body);
+        }
+        let r = post(addr, "/api/backgammon/evaluate", &ask(Some(cap + 1))).await;
+        assert_eq!(r.status, 400, "{}", r.body);
+        let message = r.json()["error"]["message"].as_str().unwrap().to_string();
+        let expected = format!("cube_rollouts: {}: at most {cap}", cap + 1);
+        assert!(message.starts_with(&expected), "{message}");
+        let version = get(addr, "/version").await.json();
+        assert_eq!(version["limits"]["max_cube_rollouts"], cap, "{version}");
+        let doc = get(addr, "/openapi.json").await.json();
+        let field = &doc["components"]["schemas"]["EvaluateRequest"]["properties"]["cube_rollouts"];
+        assert_eq!(field["maximum"], cap, "{field}");
+    }
 }
