@@ -82,13 +82,24 @@ fn options(plies: u8) -> SearchOptions {
     }
 }
 
-fn plies_of(state: &Shared, asked: Option<u8>, field: &str) -> Result<u8, ApiError> {
-    let max = state.config.max_plies;
+/// A request's number under one of the server's caps: `default` when the request leaves it
+/// out, a 400 naming `field` above `max`.
+fn capped<T: Copy + PartialOrd + std::fmt::Display>(
+    asked: Option<T>,
+    default: T,
+    max: T,
+    field: &str,
+) -> Result<T, ApiError> {
     match asked {
-        None => Ok(state.config.default_plies),
-        Some(p) if p <= max => Ok(p),
-        Some(p) => Err(ApiError::bad(format!("{field}: {p}: at most {max}"))),
+        None => Ok(default),
+        Some(n) if n <= max => Ok(n),
+        Some(n) => Err(ApiError::bad(format!("{field}: {n}: at most {max}"))),
     }
+}
+
+fn plies_of(state: &Shared, asked: Option<u8>, field: &str) -> Result<u8, ApiError> {
+    let config = &state.config;
+    capped(asked, config.default_plies, config.max_plies, field)
 }
 
 /// The position of wildbg's `p0`..`p25`: positive counts are the player on roll's (`x`, moving
@@ -232,15 +243,12 @@ pub(crate) async fn evaluate(
     let dice = dice_of(&request, m.as_ref())?;
     let plies = plies_of(&state, request.plies, "plies")?;
     let max_trials = state.config.max_cube_rollouts;
-    let trials = match request.cube_rollouts {
-        None => CUBE_ROLLOUT_TRIALS.min(max_trials),
-        Some(t) if t <= max_trials => t,
-        Some(t) => {
-            return Err(ApiError::bad(format!(
-                "cube_rollouts: {t}: at most {max_trials} on this server"
-            )))
-        }
-    };
+    let trials = capped(
+        request.cube_rollouts,
+        CUBE_ROLLOUT_TRIALS.min(max_trials),
+        max_trials,
+        "cube_rollouts",
+    )?;
     if pos.is_game_over() {
         return Err(ApiError::bad(
             "position: the game is over: nothing to evaluate",
