@@ -505,7 +505,7 @@ fn assert_keeps(pos: &tabula_engine::bilitaire::Position, best: &serde_json::Val
 }
 
 /// `solve --at-least 30` on the start, stopped by a 20,000-node limit (with `extra` options):
-/// the position's whole range, no move, no check.
+/// the position's whole range (no table proves more), no move, no check.
 fn assert_stopped_at_start(extra: &[&str]) {
     let mut args = vec![
         "bilitaire",
@@ -622,6 +622,66 @@ fn a_check_its_limits_stop_is_reported_unfinished() {
     assert_eq!(report["check"]["bound"], "at least 32", "{report}");
     assert_eq!(report["check"]["complete"], false, "{report}");
     assert_eq!(report["check"]["stopped"], true, "{report}");
+}
+
+/// A test stopped undecided reports what its `--table` file proves at the root, not the
+/// position's whole range: on `xc2` (value 39), "at least 39" proven by df-pn (about 250,000
+/// nodes) into a file, then "at least 40" (tens of millions of nodes to refute) stopped after
+/// 100,000 by each prover, which reports 39 to 47 in JSON and in words.
+#[test]
+fn a_stopped_test_reports_the_bound_its_table_file_proves() {
+    let xc2 = "--oooo--/--oooo--/oooooooo/oooooooo/oooooooo/oooooooo/--.ooo--/--oooo-- s";
+    let dir = std::env::temp_dir().join(format!("tabula-bilitaire-known-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("xc2.tt");
+    let file = file.to_str().unwrap();
+    let test = |x: &str, prover: &str, json: bool| {
+        let nodes = if x == "39" { "2000000" } else { "100000" };
+        let mut args = vec![
+            "bilitaire",
+            "solve",
+            "--position",
+            xc2,
+            "--at-least",
+            x,
+            "--prover",
+            prover,
+            "--nodes",
+            nodes,
+            "--hash",
+            "64",
+            "--table",
+            file,
+        ];
+        if json {
+            args.push("--json");
+        }
+        let out = common::tabula(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout(&out)
+    };
+    let proven: serde_json::Value = serde_json::from_str(&test("39", "dfpn", true)).unwrap();
+    assert_eq!(proven["lower"], 39, "{proven}");
+    assert_ne!(proven["stopped"], true, "{proven}");
+    for prover in ["dfpn", "alpha-beta"] {
+        let stopped: serde_json::Value = serde_json::from_str(&test("40", prover, true)).unwrap();
+        assert_eq!(stopped["stopped"], true, "{prover}: {stopped}");
+        assert_eq!(
+            (&stopped["lower"], &stopped["upper"], &stopped["best"]),
+            (&39.into(), &47.into(), &serde_json::Value::Null),
+            "{prover}: {stopped}"
+        );
+        let words = test("40", prover, false);
+        assert!(
+            words.contains("proven so far: 39 to 47 balls left"),
+            "{prover}: {words}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -220,6 +220,16 @@ impl<'t, T: Table, O> Driver<'t, T, O> {
         self.searcher.proven_bounds()
     }
 
+    /// The bounds on the value of `pos` that its game bounds and the table's proven entry for
+    /// it give: after a test stopped undecided, what the table (this run's and any loaded
+    /// from a file) still proves about the root.
+    pub fn known_bounds<G: Searchable>(&self, pos: &G) -> (i32, i32)
+    where
+        O: Oracle<G>,
+    {
+        self.searcher.known_bounds(pos)
+    }
+
     /// Stops the running search (from another thread); it answers as stopped.
     pub fn stop(&self) {
         self.stopped_by_caller.store(true, Ordering::Relaxed);

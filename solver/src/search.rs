@@ -1132,8 +1132,9 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
     }
 
     /// The bounds on the value of `pos` that its game bounds and the table's proven entry for
-    /// it give (the game bounds alone where the table has none).
-    fn known_bounds<G: Searchable>(&self, pos: &G) -> (i32, i32)
+    /// it give (the game bounds alone where the table has none): what a stopped test can still
+    /// report, for the table holds what earlier tests (or a `--table` file) proved.
+    pub fn known_bounds<G: Searchable>(&self, pos: &G) -> (i32, i32)
     where
         O: Oracle<G>,
     {

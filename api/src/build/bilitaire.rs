@@ -65,8 +65,16 @@ impl SolveReport {
     /// --at-least X`): the bound it proves (`lower` = `x` when it holds, `upper` = `x − 1`
     /// when it fails; the other bound the position's own), and the first move that keeps the
     /// mover's side of the test where it is the mover's (`best`, also the one-move `pv`).
-    /// Stopped by a limit before the test was decided, it reports the position's whole range.
-    pub fn from_at_least(pos: &Position, x: i32, proof: Proof<Move>, stats: Stats) -> SolveReport {
+    /// Stopped by a limit before the test was decided, it reports `known`: the bounds the
+    /// table proves at the root (earlier tests' proofs, kept in a `--table` file), which are
+    /// the position's whole range where it proves nothing.
+    pub fn from_at_least(
+        pos: &Position,
+        x: i32,
+        proof: Proof<Move>,
+        known: (i32, i32),
+        stats: Stats,
+    ) -> SolveReport {
         let (holds, best, stopped) = match proof {
             Proof::Proven { holds, best } => (Some(holds), best, false),
             Proof::Stopped { holds, .. } => (holds, None, true),
@@ -75,6 +83,9 @@ impl SolveReport {
         let (lower, upper) = match holds {
             Some(true) => (x, hi),
             Some(false) => (lo, x - 1),
+            // Both ranges are proven, so they overlap; a table whose bounds fall outside the
+            // position's own (a damaged entry) is not trusted.
+            None if known.0 <= known.1 && known.0 >= lo && known.1 <= hi => known,
             None => (lo, hi),
         };
         let best: Option<String> = best.map(|m| m.to_string());
@@ -154,5 +165,34 @@ mod tests {
             (r.side_to_move.as_str(), r.nodes, r.time_ms),
             ("ball", 3, 2)
         );
+    }
+
+    /// A stopped test reports the table's bounds at the root, unless they fall outside the
+    /// position's own range (a damaged entry); a decided test reports its own bound.
+    #[test]
+    fn a_stopped_test_reports_the_tables_bounds_within_the_positions_range() {
+        let pos = Position::start_with(tabula_engine::bilitaire::Rules::default());
+        let (lo, hi) = pos.value_bounds();
+        let stats = Stats {
+            nodes: 1,
+            time: Duration::ZERO,
+        };
+        let stopped = || Proof::Stopped {
+            reason: Stop::Nodes,
+            holds: None,
+        };
+        let bounds = |proof, known| {
+            let r = SolveReport::from_at_least(&pos, 34, proof, known, stats);
+            (r.lower.unwrap(), r.upper.unwrap(), r.stopped)
+        };
+        assert_eq!(bounds(stopped(), (33, hi)), (33, hi, true));
+        assert_eq!(bounds(stopped(), (lo, hi)), (lo, hi, true));
+        assert_eq!(bounds(stopped(), (lo - 1, 40)), (lo, hi, true));
+        assert_eq!(bounds(stopped(), (36, 35)), (lo, hi, true));
+        let proven = Proof::Proven {
+            holds: true,
+            best: None,
+        };
+        assert_eq!(bounds(proven, (33, hi)), (34, hi, false));
     }
 }

@@ -119,7 +119,11 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
                     s.driver,
                     |_, _| format!("testing: at least {x} balls left?"),
                     s.file,
-                    || SolveReport::from_at_least(pos, x, s.driver.prove(pos, x), s.driver.stats()),
+                    || {
+                        let proof = s.driver.prove(pos, x);
+                        let known = s.driver.known_bounds(pos);
+                        SolveReport::from_at_least(pos, x, proof, known, s.driver.stats())
+                    },
                 ),
                 Prover::Dfpn => {
                     let doing = format!("testing: at least {x} balls left?");
@@ -139,13 +143,13 @@ pub fn run(pos: &Position, json: bool, args: &SolveArgs, mode: Mode) -> CliResul
                         nodes: dfpn.stats().nodes,
                         time: started.elapsed(),
                     };
-                    SolveReport::from_at_least(pos, x, proof, stats)
+                    SolveReport::from_at_least(pos, x, proof, s.driver.known_bounds(pos), stats)
                 }
             };
             if args.verify && !report.stopped {
                 report.check = Some(verify(pos, x, &report, &args.search, symmetry, s.table)?);
             }
-            return print_at_least(&report, x, json);
+            return print_at_least(pos, &report, x, json);
         }
         let mut report = match mode {
             Mode::Solve => common::with_progress(
@@ -321,7 +325,7 @@ fn verify(
 }
 
 /// The answer of `solve --at-least X`, in words.
-fn print_at_least(report: &SolveReport, x: i32, json: bool) -> CliResult {
+fn print_at_least(pos: &Position, report: &SolveReport, x: i32, json: bool) -> CliResult {
     if json {
         return common::print_json(report);
     }
@@ -332,6 +336,10 @@ fn print_at_least(report: &SolveReport, x: i32, json: bool) -> CliResult {
         (_, Some(upper)) if upper == x - 1 => {
             println!("proven: fewer than {x} balls left under best play (at most {upper})")
         }
+        (Some(lower), Some(upper)) if (lower, upper) != pos.value_bounds() => println!(
+            "stopped before the test \"at least {x} balls left\" was decided; proven so far: \
+             {lower} to {upper} balls left"
+        ),
         _ => println!("stopped before the test \"at least {x} balls left\" was decided"),
     }
     if let Some(best) = &report.best {
