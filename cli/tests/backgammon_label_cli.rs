@@ -503,3 +503,53 @@ fn drawn_sources_label_drawn_crashed_positions() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--siblings K` labels the same games' path and the best other plays of each decision: the
+/// path's records are all there, in order, with more between them; the header names K, and a
+/// run without it does not resume the file. Drawn sources have no plays: bad input, as are K
+/// above 8 and a word.
+#[test]
+fn siblings_add_the_best_other_plays_to_the_same_games() {
+    let dir = scratch("siblings");
+    let path = dir.join("path.txt");
+    let wide = dir.join("wide.txt");
+    ok(&label(&path, "2", &[]));
+    ok(&label(&wide, "2", &["--siblings", "3"]));
+    let (path_text, wide_text) = (
+        std::fs::read_to_string(&path).unwrap(),
+        std::fs::read_to_string(&wide).unwrap(),
+    );
+    assert!(wide_text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .contains(" siblings 3 noise "));
+    let mut wide_records = records(&wide_text);
+    let mut on_path = 0;
+    for r in records(&path_text) {
+        assert!(wide_records.any(|w| w == r), "{r} kept, in order");
+        on_path += 1;
+    }
+    assert!(records(&wide_text).count() > 2 * on_path);
+    let o = label(&wide, "3", &["--resume"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("siblings 3"));
+    for (extra, word) in [
+        (
+            &["--siblings", "2", "--source", "late-hit"][..],
+            "--siblings",
+        ),
+        (&["--siblings", "9"][..], "--siblings"),
+        (&["--siblings", "some"][..], "--siblings"),
+    ] {
+        let out = dir.join("none.txt");
+        let o = label(&out, "1", extra);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(word),
+            "{extra:?}"
+        );
+        assert!(!out.exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -82,6 +82,12 @@ pub struct LabelOptions {
     /// errors (0: no such filter). Checked before the deep look, so a run spends its search
     /// and rollouts on those positions alone.
     pub min_gammons: f32,
+    /// In self-play, also consider the positions after the plays the net (0 plies, no noise)
+    /// ranks best at each decision, up to this many besides the one played (0: none). A
+    /// play's choice turns on how these near-equal positions compare, and a game's own path
+    /// shows only one of them; labelled side by side, they teach the net the differences the
+    /// judges count. Each goes through the same filters as a position of the path.
+    pub siblings: u8,
 }
 
 /// Where a run's positions come from.
@@ -417,6 +423,7 @@ impl Default for LabelOptions {
             only: None,
             source: Source::SelfPlay,
             min_gammons: 0.0,
+            siblings: 0,
         }
     }
 }
@@ -546,11 +553,22 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                 continue;
             }
             let mut best = (0, f32::NEG_INFINITY);
+            let mut ranked = Vec::with_capacity(list.len());
             for i in 0..list.len() {
-                let e =
-                    equity(&eval.evaluate_after(&list.result(i))) + options.noise * rng.symmetric();
+                let net = equity(&eval.evaluate_after(&list.result(i)));
+                ranked.push((net, i));
+                let e = net + options.noise * rng.symmetric();
                 if e > best.1 {
                     best = (i, e);
+                }
+            }
+            if options.siblings > 0 {
+                // Best first; ties by the list's order, so that a chunk does not depend on
+                // the sort's stability.
+                ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                let others = ranked.iter().filter(|&&(_, i)| i != best.0);
+                for &(_, i) in others.take(usize::from(options.siblings)) {
+                    consider(&list.result(i), &mut out);
                 }
             }
             pos = list.result(best.0);
@@ -597,7 +615,7 @@ fn rollout_label(
 /// The header lines of a run (each ending in a newline).
 pub fn header(options: &LabelOptions, evaluator: u64) -> String {
     format!(
-        "{MAGIC}\n# plies {}{}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        "{MAGIC}\n# plies {}{}{}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
         options.plies,
         match (options.rollout_trials, options.rollout_plies) {
             (0, _) => String::new(),
@@ -616,6 +634,11 @@ pub fn header(options: &LabelOptions, evaluator: u64) -> String {
         },
         if options.min_gammons > 0.0 {
             format!(" gammons {}", options.min_gammons)
+        } else {
+            String::new()
+        },
+        if options.siblings > 0 {
+            format!(" siblings {}", options.siblings)
         } else {
             String::new()
         },
@@ -849,6 +872,77 @@ mod tests {
         for l in one.iter().step_by(7) {
             assert_eq!(l.net, eval.evaluate(&l.position));
             assert_eq!(l.deep, s.evaluate(&l.position, 1));
+        }
+    }
+
+    /// `siblings` labels the same games' path and, after each path position, the results of
+    /// the plays the net ranks best at that decision besides the one played: at most K of
+    /// them, each the result of a play of some roll from the path position, for a roll whose
+    /// plays also lead to the next path position, and in the net's order after it. The header
+    /// names K.
+    #[test]
+    fn siblings_are_the_best_other_plays_of_each_decision() {
+        use tabula_engine::backgammon::Dice;
+        let eval = crate::weights::builtin().unwrap();
+        let k = 2;
+        let wide = LabelOptions {
+            siblings: k,
+            ..small()
+        };
+        let path = label_chunk(eval, &small(), 5);
+        let all = label_chunk(eval, &wide, 5);
+        assert!(header(&wide, 0).contains(" siblings 2 noise "));
+        assert!(!header(&small(), 0).contains("siblings"));
+        // The path's labels, in order, with the labels met between each and the next.
+        let mut at = Vec::new();
+        let mut rest = all.iter().enumerate();
+        for p in &path {
+            let (i, _) = rest
+                .find(|(_, l)| *l == p)
+                .expect("the path is kept, in order");
+            at.push(i);
+        }
+        assert!(
+            all.len() > path.len() + path.len() / 2,
+            "{} {}",
+            all.len(),
+            path.len()
+        );
+        let mut list = PlayList::new();
+        for w in at.windows(2) {
+            let (from, next) = (all[w[0]].position, all[w[1]].position);
+            let between: Vec<Position> = all[w[0] + 1..w[1]].iter().map(|l| l.position).collect();
+            assert!(between.len() <= usize::from(k));
+            // A roll whose plays lead to `next` and whose best others are `between`.
+            let fits = Dice::ALL.into_iter().any(|d| {
+                let n = from.generate_plays(d, &mut list);
+                let results: Vec<Position> = (0..n).map(|i| list.result(i)).collect();
+                let Some(played) = results.iter().position(|r| *r == next) else {
+                    return false;
+                };
+                let mut others: Vec<(f32, usize)> = (0..n)
+                    .filter(|&i| i != played)
+                    .map(|i| (equity(&eval.evaluate_after(&results[i])), i))
+                    .collect();
+                others.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                let best: Vec<Position> = others
+                    .iter()
+                    .take(usize::from(k))
+                    .map(|&(_, i)| results[i])
+                    .collect();
+                // Siblings the filters drop (exact bear-offs) would leave gaps: those kept
+                // are in the net's order among the best.
+                let mut kept = best.iter();
+                between.iter().all(|b| kept.any(|x| x == b))
+            });
+            // A roll without a play (on the bar against a closed board) passes the turn.
+            let danced = next == from.swapped() && between.is_empty();
+            assert!(
+                fits || danced,
+                "{} then {}",
+                from.position_id(),
+                next.position_id()
+            );
         }
     }
 

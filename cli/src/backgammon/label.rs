@@ -72,6 +72,12 @@ pub struct LabelArgs {
     /// (checked before the deep look, which is then spent on them alone).
     #[arg(long, default_value_t = 0.0)]
     gammons: f32,
+    /// In self-play, also label the positions after the K plays the net ranks best at each
+    /// decision besides the one played, 0 to 8 (0: the game's path alone): the near-equal
+    /// positions a play's choice turns on, side by side. Each is kept or not as a position of
+    /// the path is.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=8))]
+    siblings: u8,
     /// Self-play games (or drawn positions) per chunk (the unit of resumption and of parallel
     /// work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
@@ -135,6 +141,12 @@ pub fn label(args: &LabelArgs) -> CliResult {
             args.source.drawn()
         )));
     }
+    if args.siblings > 0 && args.source != Source::SelfPlay {
+        return Err(CliError::bad_input(format!(
+            "--siblings: the plays of self-play; --source {} draws positions without them",
+            args.source.name()
+        )));
+    }
     let options = LabelOptions {
         plies: args.plies,
         noise: args.noise,
@@ -146,6 +158,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         only: only.map(|(class, _)| class),
         source: args.source,
         min_gammons: args.gammons,
+        siblings: args.siblings,
     };
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
