@@ -553,10 +553,13 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                 continue;
             }
             let mut best = (0, f32::NEG_INFINITY);
-            let mut ranked = Vec::with_capacity(list.len());
+            // The plays by the net's equity, kept only when siblings are wanted.
+            let mut ranked = Vec::new();
             for i in 0..list.len() {
                 let net = equity(&eval.evaluate_after(&list.result(i)));
-                ranked.push((net, i));
+                if options.siblings > 0 {
+                    ranked.push((net, i));
+                }
                 let e = net + options.noise * rng.symmetric();
                 if e > best.1 {
                     best = (i, e);
