@@ -1141,9 +1141,11 @@ impl<'t, T: Table, O> Searcher<'t, T, O> {
         let (lo, hi) = pos.value_bounds();
         let (key, _) = self.table_key(pos);
         match self.table.probe(key).filter(|e| e.depth == Entry::PROVEN) {
-            // Both are proven, so they overlap; the check keeps a damaged entry from making
-            // an empty range.
-            Some(e) if i32::from(e.lower) <= hi && i32::from(e.upper) >= lo => {
+            // Both are proven, so they overlap; the check keeps a damaged entry (one whose
+            // bounds cross, or miss the game's) from making an empty range.
+            Some(e)
+                if e.lower <= e.upper && i32::from(e.lower) <= hi && i32::from(e.upper) >= lo =>
+            {
                 (lo.max(e.lower.into()), hi.min(e.upper.into()))
             }
             _ => (lo, hi),

@@ -9,7 +9,7 @@ use tabula_engine::bilitaire::{Position, Side};
 use tabula_engine::playout::random_playout;
 use tabula_engine::Scored;
 use tabula_solver::minimax::minimax;
-use tabula_solver::{AtomicTable, DashTable, SearchOptions, Searcher, Table};
+use tabula_solver::{AtomicTable, DashTable, Entry, SearchOptions, Searcher, Table};
 
 fn solve_with<T: Table>(table: &T, pos: &Position, options: SearchOptions) -> i32 {
     let searcher = Searcher::new(table, options);
@@ -157,4 +157,38 @@ fn a_resumed_solve_starts_from_the_bounds_the_table_proves() {
         }
     }
     assert_eq!(resumed, 3, "too few positions stopped with proven bounds");
+}
+
+/// `known_bounds` narrows the game's bounds by the table's proven entry for the position, and
+/// ignores an entry that could only be damaged: bounds that cross, or that miss the game's.
+#[test]
+fn known_bounds_trust_only_a_proven_entry_that_can_hold() {
+    let pos = Position::start();
+    let (lo, hi) = pos.value_bounds();
+    let options = SearchOptions {
+        symmetry: false,
+        ..SearchOptions::default()
+    };
+    let known = |lower: i32, upper: i32, depth: u8| {
+        let table = AtomicTable::with_megabytes(1);
+        let entry = Entry {
+            lower: lower as i16,
+            upper: upper as i16,
+            depth,
+            best: Entry::NO_MOVE,
+            sym: 0,
+            work: 0,
+        };
+        table.store(<Position as tabula_engine::Keyed>::key(&pos), entry);
+        Searcher::new(&table, options.clone()).known_bounds(&pos)
+    };
+    assert_eq!(known(30, 40, Entry::PROVEN), (30, 40));
+    assert_eq!(known(lo - 5, hi + 5, Entry::PROVEN), (lo, hi));
+    assert_eq!(known(30, 40, 7), (lo, hi), "a heuristic entry");
+    assert_eq!(known(36, 35, Entry::PROVEN), (lo, hi), "crossed bounds");
+    assert_eq!(
+        known(hi + 1, hi + 3, Entry::PROVEN),
+        (lo, hi),
+        "beyond the game's"
+    );
 }
