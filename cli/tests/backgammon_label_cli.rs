@@ -33,6 +33,14 @@ fn label(out: &Path, games: &str, extra: &[&str]) -> std::process::Output {
     tabula(&args)
 }
 
+/// Exit code 2 with one line of error naming `needle`.
+fn refused(o: &std::process::Output, needle: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(needle) && !err.contains("panicked"), "{err}");
+}
+
 fn ok(o: &std::process::Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
@@ -513,8 +521,8 @@ fn siblings_add_the_best_other_plays_to_the_same_games() {
     let dir = scratch("siblings");
     let path = dir.join("path.txt");
     let wide = dir.join("wide.txt");
-    ok(&label(&path, "2", &[]));
-    ok(&label(&wide, "2", &["--siblings", "3"]));
+    ok(&label(&path, "3", &[]));
+    ok(&label(&wide, "3", &["--siblings", "3"]));
     let (path_text, wide_text) = (
         std::fs::read_to_string(&path).unwrap(),
         std::fs::read_to_string(&wide).unwrap(),
@@ -524,14 +532,19 @@ fn siblings_add_the_best_other_plays_to_the_same_games() {
         .nth(1)
         .unwrap()
         .contains(" siblings 3 noise "));
-    let mut wide_records = records(&wide_text);
+    // Each record of a sibling run ends with its decision's number.
+    let mut wide_records = records(&wide_text).map(|w| {
+        let (record, decision) = w.rsplit_once(' ').unwrap();
+        assert!(decision.starts_with('d'), "{w}");
+        record
+    });
     let mut on_path = 0;
     for r in records(&path_text) {
         assert!(wide_records.any(|w| w == r), "{r} kept, in order");
         on_path += 1;
     }
     assert!(records(&wide_text).count() > 2 * on_path);
-    let o = label(&wide, "3", &["--resume"]);
+    let o = label(&wide, "4", &["--resume"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("siblings 3"));
     for (extra, word) in [
@@ -550,6 +563,119 @@ fn siblings_add_the_best_other_plays_to_the_same_games() {
             "{extra:?}"
         );
         assert!(!out.exists());
+    }
+
+    // A file of the same run from before records named their decisions (version 1, its
+    // chunk hashes right) is not resumed: its records would mix with numbered ones.
+    let old = dir.join("old.txt");
+    let mut text = String::from("# tabula-labels 1\n");
+    text.push_str(wide_text.lines().nth(1).unwrap());
+    text.push('\n');
+    let mut chunk = String::new();
+    for line in wide_text.lines().skip(2) {
+        if let Some(marker) = line.strip_prefix("# chunk ") {
+            let number = marker.split(' ').next().unwrap();
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for &b in chunk.as_bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            let count = chunk.lines().count();
+            text.push_str(&chunk);
+            text.push_str(&format!("# chunk {number} records {count} fnv {h:016x}\n"));
+            chunk.clear();
+        } else {
+            chunk.push_str(line.rsplit_once(' ').unwrap().0);
+            chunk.push('\n');
+        }
+    }
+    std::fs::write(&old, &text).unwrap();
+    let model = dir.join("model.tnet");
+    ok(&fit_20_epochs(&old, &model, &[]));
+    let o = label(&old, "4", &["--siblings", "3", "--resume"]);
+    refused(&o, "decision");
+    assert_eq!(
+        std::fs::read_to_string(&old).unwrap(),
+        text,
+        "left as it was"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `fit --rank W` trains on the differences between the results of each decision of a
+/// sibling run, and says how the 0-ply choices among them compare with the labels'; it asks
+/// for files whose records name their decisions, and a weight from 0 to 1000.
+#[test]
+fn rank_fits_the_results_of_each_decision() {
+    let dir = scratch("rank");
+    let wide = dir.join("wide.txt");
+    ok(&label(&wide, "6", &["--siblings", "3"]));
+    let path = dir.join("path.txt");
+    ok(&label(&path, "6", &[]));
+    let out = dir.join("ranked.tnet");
+    let o = fit_20_epochs(&wide, &out, &["--rank", "2"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("decisions: 0-ply choice gives away"), "{err}");
+    assert_weights_play(&out);
+    // Without --rank the choices are still measured on such a file, not on the others.
+    let plain = dir.join("plain.tnet");
+    let o = fit_20_epochs(&wide, &plain, &[]);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("decisions:"));
+    assert_ne!(std::fs::read(&plain).unwrap(), std::fs::read(&out).unwrap());
+    let o = fit_20_epochs(&path, &dir.join("p.tnet"), &[]);
+    ok(&o);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("decisions:"));
+    // `--select choices` keeps the epoch whose held-out choices give away least, and only one
+    // that gives away less than the start (the weights are then written, and play).
+    let chosen = dir.join("chosen.tnet");
+    let o = fit_20_epochs_at(
+        &wide,
+        &chosen,
+        "0.01",
+        &["--rank", "2", "--select", "choices"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let given = |line: &str| -> f64 {
+        let after = line.split("gives away ").nth(1).expect(line);
+        after.split(' ').next().unwrap().parse().unwrap()
+    };
+    let start = given(err.lines().next().unwrap());
+    let epochs: Vec<f64> = err
+        .lines()
+        .filter(|l| l.starts_with("fit: epoch"))
+        .map(given)
+        .collect();
+    assert_eq!(epochs.len(), 20, "{err}");
+    let least = epochs.iter().cloned().fold(f64::INFINITY, f64::min);
+    if least < start {
+        ok(&o);
+        let done = err.lines().find(|l| l.starts_with("fit: done")).unwrap();
+        assert_eq!(given(done), least, "{err}");
+        assert_weights_play(&chosen);
+    } else {
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .contains("no epoch improved"));
+        assert!(!chosen.exists());
+    }
+    let cases: [(&PathBuf, &str, &str); 6] = [
+        (&path, "--rank=2", "--rank"),
+        (&path, "--select=choices", "--select choices"),
+        (&wide, "--rank=-1", "--rank"),
+        (&wide, "--rank=nan", "--rank"),
+        (&wide, "--rank=2000", "--rank"),
+        (&wide, "--rank=x", "--rank"),
+    ];
+    for (labels, arg, needle) in cases {
+        let none = dir.join("none.tnet");
+        let o = fit_20_epochs(labels, &none, &[arg]);
+        refused(&o, needle);
+        assert!(!none.exists(), "{arg}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

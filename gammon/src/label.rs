@@ -28,6 +28,11 @@
 //! # chunk 0 records 181 fnv 0123456789abcdef
 //! ```
 //!
+//! With [`LabelOptions::siblings`] the file starts `# tabula-labels 2` and each record ends
+//! with ` d<N>`: the number, within its chunk, of the self-play decision whose result it is
+//! (the play made and its siblings share it), so that a fit can compare the results of one
+//! roll ([`Label::decision`]). Files without siblings are written as before, byte for byte.
+//!
 //! A chunk's records are followed by a marker with their count and the FNV-1a hash of their
 //! bytes. [`LabelFile::read`] checks every marker, so a damaged or edited file is refused; a
 //! tail without its marker (the run was interrupted while writing) is reported as such, and
@@ -47,6 +52,9 @@ use NetClass::{Contact, Crashed, Race};
 
 /// The first line of a label file.
 pub const MAGIC: &str = "# tabula-labels 1";
+
+/// The first line of a label file whose records name their decision ([`Label::decision`]).
+pub const MAGIC_DECISIONS: &str = "# tabula-labels 2";
 
 /// How labels are made.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -437,6 +445,12 @@ pub struct Label {
     pub deep: Probabilities,
     /// The net's evaluation when the label was made.
     pub net: Probabilities,
+    /// In a run with [`LabelOptions::siblings`], the number (within its chunk) of the
+    /// self-play decision whose result this position is: the play made and the siblings
+    /// labelled beside it share it, so their labels can be compared as the choices of one roll.
+    /// A position no decision led to (a game's start, the turn after a roll without a play)
+    /// has a number of its own. `None` in runs without siblings.
+    pub decision: Option<u32>,
 }
 
 /// A fingerprint of an evaluator's weights and whether exact bear-offs are attached: labels
@@ -489,7 +503,7 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
     // Whether the net's view of a position passes the gammon filter.
     let gammonish = |net: &Probabilities| net[1] + net[3] >= options.min_gammons;
     // Labels `pos` into `out` when the run wants it.
-    let consider = |pos: &Position, out: &mut Vec<Label>| {
+    let consider = |pos: &Position, decision: Option<u32>, out: &mut Vec<Label>| {
         let exact = eval.bearoff.as_ref().and_then(|t| t.probabilities(pos));
         if let (Some(deep), Some(Race)) = (exact, options.only) {
             // A race the databases value exactly (a bear-off, or a side down to its last
@@ -501,6 +515,7 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                     position: *pos,
                     deep,
                     net,
+                    decision,
                 });
             }
         }
@@ -523,6 +538,7 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                     position: *pos,
                     deep,
                     net,
+                    decision,
                 });
             }
         }
@@ -530,19 +546,26 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
     if options.source != Source::SelfPlay {
         for _ in 0..options.games_per_chunk {
             if let Some(pos) = options.source.draw(&mut rng) {
-                consider(&pos, &mut out);
+                consider(&pos, None, &mut out);
             }
         }
         return out;
     }
     let mut list = PlayList::new();
+    // Decisions are numbered only when siblings are labelled beside them.
+    let mut decisions = 0u32;
+    let mut fresh = || {
+        decisions += 1;
+        Some(decisions - 1).filter(|_| options.siblings > 0)
+    };
     for _ in 0..options.games_per_chunk {
         let mut pos = Position::START;
+        let mut decision = fresh();
         for ply in 0..MAX_PLIES {
             if pos.is_game_over() {
                 break;
             }
-            consider(&pos, &mut out);
+            consider(&pos, decision, &mut out);
             let dice = if ply == 0 {
                 opening_roll(&mut rng)
             } else {
@@ -550,8 +573,10 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
             };
             if pos.generate_plays(dice, &mut list) == 0 {
                 pos = pos.swapped();
+                decision = fresh();
                 continue;
             }
+            decision = fresh();
             let mut best = (0, f32::NEG_INFINITY);
             // The plays by the net's equity, kept only when siblings are wanted.
             let mut ranked = Vec::new();
@@ -571,7 +596,7 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                 ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
                 let others = ranked.iter().filter(|&&(_, i)| i != best.0);
                 for &(_, i) in others.take(usize::from(options.siblings)) {
-                    consider(&list.result(i), &mut out);
+                    consider(&list.result(i), decision, &mut out);
                 }
             }
             pos = list.result(best.0);
@@ -618,7 +643,12 @@ fn rollout_label(
 /// The header lines of a run (each ending in a newline).
 pub fn header(options: &LabelOptions, evaluator: u64) -> String {
     format!(
-        "{MAGIC}\n# plies {}{}{}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        "{}\n# plies {}{}{}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        if options.siblings > 0 {
+            MAGIC_DECISIONS
+        } else {
+            MAGIC
+        },
         options.plies,
         match (options.rollout_trials, options.rollout_plies) {
             (0, _) => String::new(),
@@ -675,13 +705,16 @@ fn record_line(s: &mut String, l: &Label) {
     for v in l.deep.iter().chain(&l.net) {
         let _ = write!(s, " {v}");
     }
+    if let Some(d) = l.decision {
+        let _ = write!(s, " d{d}");
+    }
     s.push('\n');
 }
 
 /// Why a label file was refused.
 #[derive(Debug, PartialEq)]
 pub enum LabelFileError {
-    /// The first line is not [`MAGIC`].
+    /// The first line is not [`MAGIC`] or [`MAGIC_DECISIONS`].
     NotLabels,
     /// A line that is not what a label file holds there.
     Damaged { line: usize, what: String },
@@ -693,7 +726,7 @@ impl std::fmt::Display for LabelFileError {
             LabelFileError::NotLabels => {
                 write!(
                     f,
-                    "not a Tabula label file (the first line is not `{MAGIC}`)"
+                    "not a Tabula label file (the first line is not `{MAGIC}` or `{MAGIC_DECISIONS}`)"
                 )
             }
             LabelFileError::Damaged { line, what } => write!(f, "line {line}: {what}"),
@@ -708,6 +741,8 @@ impl std::error::Error for LabelFileError {}
 pub struct LabelFile {
     /// The parameter line of the header (without `# `).
     pub parameters: String,
+    /// Whether its records name their decisions (the file starts [`MAGIC_DECISIONS`]).
+    pub decisions: bool,
     /// Every record of every complete chunk.
     pub labels: Vec<Label>,
     /// The chunk each label belongs to (parallel to `labels`).
@@ -727,7 +762,8 @@ impl LabelFile {
     pub fn read(text: &str) -> Result<LabelFile, LabelFileError> {
         let mut lines = text.split_inclusive('\n');
         let first = lines.next().unwrap_or("");
-        if first.trim_end() != MAGIC || !first.ends_with('\n') {
+        let decisions = first.trim_end() == MAGIC_DECISIONS;
+        if !(first.trim_end() == MAGIC || decisions) || !first.ends_with('\n') {
             return Err(LabelFileError::NotLabels);
         }
         let second = lines.next().unwrap_or("");
@@ -740,6 +776,7 @@ impl LabelFile {
         }
         let mut file = LabelFile {
             parameters: second.trim_end()[2..].to_string(),
+            decisions,
             valid_len: first.len() + second.len(),
             ..LabelFile::default()
         };
@@ -782,7 +819,7 @@ impl LabelFile {
                 hash = Fnv::new();
                 continue;
             }
-            pending.push(parse_record(body).map_err(|what| damaged(n, &what))?);
+            pending.push(parse_record(body, decisions).map_err(|what| damaged(n, &what))?);
             hash.bytes(line.as_bytes());
         }
         file.unfinished_bytes = text.len() - file.valid_len;
@@ -790,7 +827,7 @@ impl LabelFile {
     }
 }
 
-fn parse_record(line: &str) -> Result<Label, String> {
+fn parse_record(line: &str, decisions: bool) -> Result<Label, String> {
     let mut f = line.split(' ');
     let id = f.next().unwrap_or("");
     let position =
@@ -804,13 +841,27 @@ fn parse_record(line: &str) -> Result<Label, String> {
             .filter(|x| (0.0..=1.0).contains(x))
             .ok_or_else(|| format!("bad probability {s:?}"))?;
     }
+    let decision = if decisions {
+        let s = f
+            .next()
+            .ok_or("no decision number (`d<N>`) after the probabilities")?;
+        let n = s.strip_prefix('d').and_then(|n| n.parse::<u32>().ok());
+        Some(n.ok_or_else(|| format!("bad decision number {s:?} (`d<N>`)"))?)
+    } else {
+        None
+    };
     if f.next().is_some() {
-        return Err("more than 10 probabilities".into());
+        return Err(if decisions {
+            "more than 10 probabilities and a decision number".into()
+        } else {
+            "more than 10 probabilities".into()
+        });
     }
     Ok(Label {
         position,
         deep: std::array::from_fn(|k| v[k]),
         net: std::array::from_fn(|k| v[OUTPUTS + k]),
+        decision,
     })
 }
 
@@ -895,14 +946,41 @@ mod tests {
         let path = label_chunk(eval, &small(), 5);
         let all = label_chunk(eval, &wide, 5);
         assert!(header(&wide, 0).contains(" siblings 2 noise "));
+        assert!(header(&wide, 0).starts_with("# tabula-labels 2\n"));
         assert!(!header(&small(), 0).contains("siblings"));
+        assert!(header(&small(), 0).starts_with("# tabula-labels 1\n"));
+        // The numbers round-trip through a file, and a number missing or extra is refused.
+        let text = header(&wide, 0) + &chunk_text(0, &all);
+        let f = LabelFile::read(&text).unwrap();
+        assert!(f.decisions);
+        assert_eq!(f.labels, all);
+        let first = text.lines().nth(2).unwrap();
+        let cut = first.rsplit_once(' ').unwrap().0;
+        for (from, to) in [(first, cut.to_string()), (first, format!("{first} d1"))] {
+            let bad = text.replacen(from, &to, 1);
+            assert!(matches!(
+                LabelFile::read(&bad),
+                Err(LabelFileError::Damaged { line: 3, .. })
+            ));
+        }
+        let plain = header(&small(), 0) + &chunk_text(0, &all);
+        assert!(
+            LabelFile::read(&plain).is_err(),
+            "numbers in a file of version 1"
+        );
+        let one = header(&small(), 0) + &chunk_text(0, &path);
+        assert!(!LabelFile::read(&one).unwrap().decisions);
         // The path's labels, in order, with the labels met between each and the next.
         let mut at = Vec::new();
         let mut rest = all.iter().enumerate();
         for p in &path {
             let (i, _) = rest
-                .find(|(_, l)| *l == p)
+                .find(|(_, l)| (l.position, l.deep, l.net) == (p.position, p.deep, p.net))
                 .expect("the path is kept, in order");
+            assert_eq!(
+                p.decision, None,
+                "a run without siblings numbers no decision"
+            );
             at.push(i);
         }
         assert!(
@@ -916,6 +994,10 @@ mod tests {
             let (from, next) = (all[w[0]].position, all[w[1]].position);
             let between: Vec<Position> = all[w[0] + 1..w[1]].iter().map(|l| l.position).collect();
             assert!(between.len() <= usize::from(k));
+            // The siblings and the play made share the decision's number, a new one.
+            let d = all[w[1]].decision.expect("numbered");
+            assert!(d > all[w[0]].decision.expect("numbered"));
+            assert!(all[w[0] + 1..w[1]].iter().all(|l| l.decision == Some(d)));
             // A roll whose plays lead to `next` and whose best others are `between`.
             let fits = Dice::ALL.into_iter().any(|d| {
                 let n = from.generate_plays(d, &mut list);

@@ -13,6 +13,7 @@ use crate::inputs::Inputs;
 use crate::label::Label;
 use crate::net::{consistent, equity, Evaluator, Net, NetClass, MAX_HIDDEN, OUTPUTS};
 use crate::rng::Rng;
+use std::ops::Range;
 
 /// How well an evaluator fits a set of labels.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -43,6 +44,111 @@ pub fn measure(eval: &Evaluator, labels: &[Label]) -> FitStats {
     s.cross_entropy /= n;
     s.equity_error /= n;
     s
+}
+
+/// The labels of each self-play decision ([`Label::decision`]) in `labels` (made from a label
+/// file's records and their chunks, `chunk_of`, in the file's order): runs of consecutive
+/// labels of the same chunk and decision. A label without a decision is a run of its own.
+pub fn decision_groups(labels: &[Label], chunk_of: &[u64]) -> Vec<Range<usize>> {
+    assert_eq!(labels.len(), chunk_of.len());
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    for i in 0..labels.len() {
+        let key = labels[i].decision.map(|d| (chunk_of[i], d));
+        match groups.last_mut() {
+            Some(g)
+                if key.is_some()
+                    && labels[g.start].decision.map(|d| (chunk_of[g.start], d)) == key =>
+            {
+                g.end = i + 1
+            }
+            _ => groups.push(i..i + 1),
+        }
+    }
+    groups
+}
+
+/// How well an evaluator chooses among the results of one decision's plays, by their labels.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ChoiceStats {
+    /// Decisions with at least two labelled results.
+    pub decisions: usize,
+    /// The mean equity the evaluator's choice gives away against the best result by the
+    /// labels (the labels' equity of its choice minus their best; cubeless, for the player
+    /// who made the play).
+    pub regret: f64,
+    /// The standard error of that mean.
+    pub regret_error: f64,
+    /// The share of decisions where its choice is the labels' best.
+    pub agree: f64,
+}
+
+/// What `eval` (as it plays, 0 plies) gives away at each decision of at least two results
+/// ([`decision_groups`]), by the labels: the labels' equity of its choice minus their best. A
+/// result is the position with the opponent on roll, so the mover's best is the lowest
+/// equity. Groups of one result are left out.
+pub fn choice_regrets(
+    eval: &Evaluator,
+    labels: &[Label],
+    groups: &[Range<usize>],
+) -> Vec<(f64, bool)> {
+    let ours = |l: &Label| {
+        let (net, class) = eval.net_for(&l.position);
+        let y = net.forward(&Inputs::new(&l.position));
+        equity(&consistent(&l.position, y, class == NetClass::Race))
+    };
+    let mut out = Vec::new();
+    for g in groups.iter().filter(|g| g.len() >= 2) {
+        let lowest = |f: &dyn Fn(&Label) -> f32| {
+            let mut best = (g.start, f32::INFINITY);
+            for i in g.clone() {
+                let e = f(&labels[i]);
+                if e < best.1 {
+                    best = (i, e);
+                }
+            }
+            best.0
+        };
+        let chosen = lowest(&ours);
+        let best = lowest(&|l: &Label| equity(&l.deep));
+        let r = (equity(&labels[chosen].deep) - equity(&labels[best].deep)) as f64;
+        out.push((r, chosen == best));
+    }
+    out
+}
+
+/// [`choice_regrets`] summed up.
+pub fn measure_choices(eval: &Evaluator, labels: &[Label], groups: &[Range<usize>]) -> ChoiceStats {
+    let regrets = choice_regrets(eval, labels, groups);
+    let (regret, regret_error) = mean_and_error(regrets.iter().map(|r| r.0));
+    ChoiceStats {
+        decisions: regrets.len(),
+        regret,
+        regret_error,
+        agree: if regrets.is_empty() {
+            0.0
+        } else {
+            regrets.iter().filter(|r| r.1).count() as f64 / regrets.len() as f64
+        },
+    }
+}
+
+/// The mean of `xs` and its standard error (0 for fewer than two).
+pub fn mean_and_error(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut n, mut sum, mut squares) = (0usize, 0.0f64, 0.0f64);
+    for x in xs {
+        n += 1;
+        sum += x;
+        squares += x * x;
+    }
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let mean = sum / n as f64;
+    if n == 1 {
+        return (mean, 0.0);
+    }
+    let var = (squares - sum * sum / n as f64) / (n as f64 - 1.0);
+    (mean, (var.max(0.0) / n as f64).sqrt())
 }
 
 fn cross_entropy(y: &[f32; OUTPUTS], t: &[f32; OUTPUTS]) -> f64 {
@@ -161,11 +267,93 @@ pub fn fit_epoch(eval: &mut Evaluator, labels: &[Label], alpha: f32, seed: u64) 
     s
 }
 
+/// The equity's weight on each output ([`equity`] is linear in them).
+const EQUITY_WEIGHTS: [f32; OUTPUTS] = [2.0, 1.0, 1.0, -1.0, -1.0];
+
+/// One pass over `labels` by decision ([`decision_groups`], in an order drawn from `seed`),
+/// a gradient step of size `alpha` per label of the cross-entropy, as [`fit_epoch`], plus
+/// `rank` times the squared error of each result's equity relative to its group's mean:
+/// `rank × Σ_i ((E_i − Ē) − (Y_i − Ȳ))²` over a group's results, E the net's raw cubeless
+/// equity and Y the label's. The second term asks the net for the differences between the
+/// results of one roll, which are what its choices turn on, whatever its error common to all
+/// of them. All of a group's gradients are taken before any of its steps. With `rank` 0 each
+/// label gets the step [`fit_epoch`] gives it (in another order).
+pub fn fit_epoch_ranked(
+    eval: &mut Evaluator,
+    labels: &[Label],
+    groups: &[Range<usize>],
+    alpha: f32,
+    rank: f32,
+    seed: u64,
+) -> FitStats {
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    let mut rng = Rng::new(seed);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut s = FitStats {
+        samples: labels.len(),
+        ..FitStats::default()
+    };
+    struct Member {
+        class: NetClass,
+        x: Inputs,
+        h: [f32; MAX_HIDDEN],
+        y: [f32; OUTPUTS],
+    }
+    let mut members: Vec<Member> = Vec::new();
+    for &gi in &order {
+        let g = groups[gi].clone();
+        members.clear();
+        for l in &labels[g.clone()] {
+            let class = NetClass::of(&l.position);
+            let x = Inputs::new(&l.position);
+            let mut h = [0.0f32; MAX_HIDDEN];
+            let y = eval.net_mut(class).forward_into(&x, &mut h);
+            s.cross_entropy += cross_entropy(&y, &l.deep);
+            let p = consistent(&l.position, y, class == NetClass::Race);
+            s.equity_error += (equity(&p) - equity(&l.deep)).abs() as f64;
+            members.push(Member { class, x, h, y });
+        }
+        let n = members.len() as f32;
+        let (mut mean_e, mut mean_t) = (0.0f32, 0.0f32);
+        for (m, l) in members.iter().zip(&labels[g.clone()]) {
+            mean_e += equity(&m.y) / n;
+            mean_t += equity(&l.deep) / n;
+        }
+        for (m, l) in members.iter().zip(&labels[g]) {
+            // d(rank × Σ d_j²)/dE_i = 2 rank d_i (the deviations sum to zero).
+            let dev = (equity(&m.y) - mean_e) - (equity(&l.deep) - mean_t);
+            let r = if members.len() >= 2 {
+                2.0 * rank * dev
+            } else {
+                0.0
+            };
+            let d: [f32; OUTPUTS] = std::array::from_fn(|k| {
+                l.deep[k] - m.y[k] - r * EQUITY_WEIGHTS[k] * m.y[k] * (1.0 - m.y[k])
+            });
+            let net = eval.net_mut(m.class);
+            let hidden = net.hidden;
+            step_by(net, &m.x, &m.h[..hidden], &d, alpha);
+        }
+    }
+    let n = labels.len().max(1) as f64;
+    s.cross_entropy /= n;
+    s.equity_error /= n;
+    s
+}
+
 /// One gradient step of the cross-entropy for input `x` (hidden activations `h`, outputs `y`)
 /// towards `t`.
 fn step(net: &mut Net, x: &Inputs, h: &[f32], y: &[f32; OUTPUTS], t: &[f32; OUTPUTS], alpha: f32) {
-    let n = net.hidden;
     let d: [f32; OUTPUTS] = std::array::from_fn(|k| t[k] - y[k]);
+    step_by(net, x, h, &d, alpha);
+}
+
+/// One gradient step for input `x` (hidden activations `h`), `d` the loss's negative gradient
+/// at each output's pre-activation.
+fn step_by(net: &mut Net, x: &Inputs, h: &[f32], d: &[f32; OUTPUTS], alpha: f32) {
+    let n = net.hidden;
     // Hidden pre-activation gradients, with the output weights before their own step.
     let mut gh = [0.0f32; MAX_HIDDEN];
     for (k, &dk) in d.iter().enumerate() {
@@ -247,6 +435,174 @@ mod tests {
         }
         assert!(predicted < 0.0);
         assert!(loss(&eval) < before, "the step lowers the loss");
+    }
+
+    /// Labels of a sibling run of one chunk, grouped by decision.
+    fn sibling_labels(eval: &Evaluator) -> (Vec<Label>, Vec<Range<usize>>) {
+        let o = LabelOptions {
+            plies: 1,
+            games_per_chunk: 1,
+            only: Some(NetClass::Contact),
+            siblings: 2,
+            ..LabelOptions::default()
+        };
+        let labels = label_chunk(eval, &o, 3);
+        let groups = decision_groups(&labels, &vec![3; labels.len()]);
+        (labels, groups)
+    }
+
+    #[test]
+    fn decision_groups_are_the_runs_of_one_decision() {
+        let eval = crate::weights::builtin().unwrap();
+        let (labels, groups) = sibling_labels(eval);
+        assert!(groups.iter().any(|g| g.len() == 3));
+        let mut next = 0;
+        for g in &groups {
+            assert_eq!(g.start, next, "the groups cover the labels in order");
+            next = g.end;
+            assert!(labels[g.clone()]
+                .iter()
+                .all(|l| l.decision == labels[g.start].decision));
+        }
+        assert_eq!(next, labels.len());
+        for w in groups.windows(2) {
+            assert_ne!(labels[w[0].start].decision, labels[w[1].start].decision);
+        }
+        // The same numbers in two chunks are two decisions; labels without one stand alone.
+        let two = [labels[0], labels[0]];
+        assert_eq!(decision_groups(&two, &[0, 0]), vec![0..2]);
+        assert_eq!(decision_groups(&two, &[0, 1]), vec![0..1, 1..2]);
+        let plain = [Label {
+            decision: None,
+            ..labels[0]
+        }; 2];
+        assert_eq!(decision_groups(&plain, &[0, 0]), vec![0..1, 1..2]);
+    }
+
+    /// The choice measured: labels that agree with the net cost nothing; labels that put the
+    /// net's choice last cost the whole spread.
+    #[test]
+    fn choices_are_measured_by_the_labels() {
+        let eval = crate::weights::builtin().unwrap();
+        let (labels, groups) = sibling_labels(eval);
+        let own: Vec<Label> = labels
+            .iter()
+            .map(|l| Label {
+                deep: eval.evaluate(&l.position),
+                ..*l
+            })
+            .collect();
+        let s = measure_choices(eval, &own, &groups);
+        assert!(s.decisions > 5);
+        assert_eq!((s.regret, s.agree), (0.0, 1.0));
+        // Reverse each group's labels by equity: the net's choice now has the worst.
+        let mut worst = own.clone();
+        let mut spread = 0.0f64;
+        for g in groups.iter().filter(|g| g.len() >= 2) {
+            let mut by: Vec<usize> = g.clone().collect();
+            by.sort_by(|&a, &b| equity(&own[a].deep).total_cmp(&equity(&own[b].deep)));
+            for (&a, &b) in by.iter().zip(by.iter().rev()) {
+                worst[a].deep = own[b].deep;
+            }
+            let (lo, hi) = (by[0], by[by.len() - 1]);
+            spread += (equity(&own[hi].deep) - equity(&own[lo].deep)) as f64;
+        }
+        let s = measure_choices(eval, &worst, &groups);
+        assert!(s.agree < 0.2, "{s:?}");
+        assert!(
+            (s.regret - spread / s.decisions as f64).abs() < 1e-6,
+            "{s:?}"
+        );
+        assert!(s.regret_error > 0.0);
+    }
+
+    /// With `rank` 0 and a group for each label, a ranked pass is the plain pass, bit for bit.
+    #[test]
+    fn a_ranked_pass_without_rank_is_the_plain_pass() {
+        let eval = crate::weights::builtin().unwrap();
+        let (labels, _) = sibling_labels(eval);
+        let singles: Vec<Range<usize>> = (0..labels.len()).map(|i| i..i + 1).collect();
+        let (mut a, mut b) = (eval.clone(), eval.clone());
+        let sa = fit_epoch(&mut a, &labels, 0.01, 7);
+        let sb = fit_epoch_ranked(&mut b, &labels, &singles, 0.01, 0.0, 7);
+        assert_eq!(a, b);
+        assert_eq!(sa, sb);
+    }
+
+    /// A ranked step on one group follows the gradient of the cross-entropies plus `rank`
+    /// times the squared errors of the equities relative to the group's mean.
+    #[test]
+    fn a_ranked_step_follows_the_gradient() {
+        let mut rng = Rng::new(11);
+        let eval = Evaluator::random(9, 5, &mut rng);
+        let (labels, groups) = sibling_labels(crate::weights::builtin().unwrap());
+        let g = groups.iter().find(|g| g.len() == 3).unwrap().clone();
+        let group = &labels[g.clone()];
+        let rank = 3.0f32;
+        let loss = |e: &Evaluator| -> f64 {
+            let ys: Vec<[f32; OUTPUTS]> = group
+                .iter()
+                .map(|l| e.contact.forward(&Inputs::new(&l.position)))
+                .collect();
+            let n = ys.len() as f64;
+            let me = ys.iter().map(|y| equity(y) as f64).sum::<f64>() / n;
+            let mt = group.iter().map(|l| equity(&l.deep) as f64).sum::<f64>() / n;
+            let mut total = 0.0;
+            for (y, l) in ys.iter().zip(group) {
+                let d = (equity(y) as f64 - me) - (equity(&l.deep) as f64 - mt);
+                total += cross_entropy(y, &l.deep) + rank as f64 * d * d;
+            }
+            total
+        };
+        let alpha = 1e-3f32;
+        let mut stepped = eval.clone();
+        fit_epoch_ranked(
+            &mut stepped,
+            group,
+            std::slice::from_ref(&(0..3)),
+            alpha,
+            rank,
+            1,
+        );
+        let eps = 1e-3f32;
+        let mut checked = 0;
+        for i in (0..eval.contact.b1.len()).take(9) {
+            let (mut plus, mut minus) = (eval.clone(), eval.clone());
+            plus.contact.b1[i] += eps;
+            minus.contact.b1[i] -= eps;
+            let grad = (loss(&plus) - loss(&minus)) / (2.0 * eps as f64);
+            let moved = (stepped.contact.b1[i] - eval.contact.b1[i]) as f64;
+            assert!(
+                (moved + alpha as f64 * grad).abs() <= 0.05 * (alpha as f64 * grad).abs() + 1e-8,
+                "bias {i}: moved {moved}, gradient {grad}"
+            );
+            checked += usize::from(grad.abs() > 1e-4);
+        }
+        assert!(checked > 3);
+        for k in 0..OUTPUTS {
+            let (mut plus, mut minus) = (eval.clone(), eval.clone());
+            plus.contact.b2[k] += eps;
+            minus.contact.b2[k] -= eps;
+            let grad = (loss(&plus) - loss(&minus)) / (2.0 * eps as f64);
+            let moved = (stepped.contact.b2[k] - eval.contact.b2[k]) as f64;
+            // Within 5%, or a rounding of the bias (an f32 near 1 or more).
+            let ulp = 2.0 * f32::EPSILON as f64 * eval.contact.b2[k].abs().max(1.0) as f64;
+            assert!(
+                (moved + alpha as f64 * grad).abs() <= 0.05 * (alpha as f64 * grad).abs() + ulp,
+                "output {k}: moved {moved}, gradient {grad}"
+            );
+        }
+        // Without the rank term the step differs: the term is there.
+        let mut plain = eval.clone();
+        fit_epoch_ranked(
+            &mut plain,
+            group,
+            std::slice::from_ref(&(0..3)),
+            alpha,
+            0.0,
+            1,
+        );
+        assert_ne!(plain.contact.b2, stepped.contact.b2);
     }
 
     #[test]

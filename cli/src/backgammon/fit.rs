@@ -10,7 +10,10 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 use tabula_gammon::label::{Label, LabelFile};
-use tabula_gammon::supervised::{fit_epoch, measure, FitStats};
+use tabula_gammon::supervised::{
+    choice_regrets, decision_groups, fit_epoch, fit_epoch_ranked, mean_and_error, measure,
+    measure_choices, ChoiceStats, FitStats,
+};
 use tabula_gammon::{weights, NetFile};
 use tabula_store::{Existing, TargetLock};
 
@@ -76,6 +79,24 @@ pub struct FitArgs {
     /// Seed of the order of the labels in each epoch.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Weight of a second loss on the results of one decision (label files made with
+    /// `label --siblings`): the squared error of each result's equity relative to the mean of
+    /// its decision's results, so that the nets learn the differences their choices turn on.
+    /// 0: the cross-entropy alone, each label on its own.
+    #[arg(long, default_value_t = 0.0)]
+    rank: f32,
+    /// What makes the best weights: `equity` (the held-out labels' mean equity error) or
+    /// `choices` (what the 0-ply choices among each held-out decision's results give away by
+    /// their labels; files made with `label --siblings`).
+    #[arg(long, value_enum, default_value_t = Select::Equity)]
+    select: Select,
+}
+
+/// The held-out measure that chooses the weights.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Select {
+    Equity,
+    Choices,
 }
 
 /// How a net gets its new hidden units.
@@ -83,6 +104,16 @@ pub struct FitArgs {
 enum Widen {
     Zero,
     Split,
+}
+
+fn choices(s: &ChoiceStats) -> String {
+    format!(
+        "; {} decisions: 0-ply choice gives away {:.2} ± {:.2} millipoints, the labels' best in {:.1}%",
+        s.decisions,
+        1000.0 * s.regret,
+        1000.0 * s.regret_error,
+        100.0 * s.agree
+    )
 }
 
 fn line(what: &str, s: &FitStats) -> String {
@@ -144,7 +175,13 @@ pub fn fit(args: &FitArgs) -> CliResult {
             };
         }
     }
+    if !(args.rank >= 0.0 && args.rank <= 1000.0) {
+        return Err(CliError::bad_input("--rank: from 0 to 1000"));
+    }
     let (mut train, mut held): (Vec<Label>, Vec<Label>) = (Vec::new(), Vec::new());
+    // Each decision's labels, as ranges of `train` and `held`.
+    let (mut train_groups, mut held_groups) = (Vec::new(), Vec::new());
+    let mut any_decisions = false;
     let files = args.labels.iter().map(|p| (p, false));
     for (p, anchor) in files.chain(args.anchor.iter().map(|p| (p, true))) {
         let text = std::fs::read_to_string(p)
@@ -158,14 +195,45 @@ pub fn fit(args: &FitArgs) -> CliResult {
                 f.unfinished_bytes
             );
         }
-        for (l, c) in f.labels.iter().zip(&f.chunk_of) {
-            if !anchor && c % args.hold_out == args.hold_out - 1 {
-                held.push(*l);
+        any_decisions |= f.decisions;
+        // A decision's labels are all in one chunk, so all held out or all trained on.
+        for g in decision_groups(&f.labels, &f.chunk_of) {
+            let c = f.chunk_of[g.start];
+            let (labels, groups) = if !anchor && c % args.hold_out == args.hold_out - 1 {
+                (&mut held, &mut held_groups)
             } else {
-                train.push(*l);
-            }
+                (&mut train, &mut train_groups)
+            };
+            groups.push(labels.len()..labels.len() + g.len());
+            labels.extend_from_slice(&f.labels[g]);
         }
     }
+    for (asked, flag) in [
+        (args.rank > 0.0, "--rank"),
+        (args.select == Select::Choices, "--select choices"),
+    ] {
+        if asked && !any_decisions {
+            return Err(CliError::bad_input(format!(
+                "{flag}: no label file names its decisions (make them with `label --siblings`)"
+            )));
+        }
+    }
+    // The starting weights' regrets, for a paired comparison (each decision against itself).
+    let start_regrets = choice_regrets(&file.evaluator, &held, &held_groups);
+    let held_choices = |eval: &tabula_gammon::Evaluator| {
+        if !any_decisions {
+            return String::new();
+        }
+        let now = choice_regrets(eval, &held, &held_groups);
+        let (change, error) =
+            mean_and_error(now.iter().zip(&start_regrets).map(|(a, b)| a.0 - b.0));
+        format!(
+            "{} ({:+.2} ± {:.2} against the start)",
+            choices(&measure_choices(eval, &held, &held_groups)),
+            1000.0 * change,
+            1000.0 * error
+        )
+    };
     if train.is_empty() || held.is_empty() {
         return Err(CliError::bad_input(format!(
             "fit: {} training and {} held-out labels: both must be non-empty (more chunks, or a smaller --hold-out)",
@@ -175,7 +243,17 @@ pub fn fit(args: &FitArgs) -> CliResult {
     }
     let started = Instant::now();
     let mut best = measure(&file.evaluator, &held);
-    eprintln!("{}", line("fit: start, held out", &best));
+    // The measure --select minimises, of the weights so far.
+    let score = |eval: &tabula_gammon::Evaluator, stats: &FitStats| match args.select {
+        Select::Equity => stats.equity_error,
+        Select::Choices => measure_choices(eval, &held, &held_groups).regret,
+    };
+    let mut best_score = score(&file.evaluator, &best);
+    eprintln!(
+        "{}{}",
+        line("fit: start, held out", &best),
+        held_choices(&file.evaluator)
+    );
     let interrupt = interrupt_flag();
     let mut alpha = args.alpha;
     let mut eval = file.evaluator.clone();
@@ -186,23 +264,25 @@ pub fn fit(args: &FitArgs) -> CliResult {
             eprintln!("fit: interrupted before epoch {}", epoch + 1);
             break;
         }
-        let seen = fit_epoch(
-            &mut eval,
-            &train,
-            alpha,
-            args.seed.wrapping_add(epoch as u64),
-        );
+        let seed = args.seed.wrapping_add(epoch as u64);
+        let seen = if args.rank > 0.0 {
+            fit_epoch_ranked(&mut eval, &train, &train_groups, alpha, args.rank, seed)
+        } else {
+            fit_epoch(&mut eval, &train, alpha, seed)
+        };
         let now = measure(&eval, &held);
         eprintln!(
-            "fit: epoch {}/{} (alpha {alpha}), {:.1} s; {}; {}",
+            "fit: epoch {}/{} (alpha {alpha}), {:.1} s; {}; {}{}",
             epoch + 1,
             args.epochs,
             started.elapsed().as_secs_f64(),
             line("training (during the pass)", &seen),
-            line("held out", &now)
+            line("held out", &now),
+            held_choices(&eval)
         );
-        if now.equity_error < best.equity_error {
-            best = now;
+        let now_score = score(&eval, &now);
+        if now_score < best_score {
+            (best, best_score) = (now, now_score);
             file.evaluator = eval.clone();
             file.save_locked(&lock, Existing::Replace)
                 .map_err(|e| weights_error("cannot save the weights".into(), e))?;
@@ -223,9 +303,10 @@ pub fn fit(args: &FitArgs) -> CliResult {
         )));
     }
     eprintln!(
-        "fit: done; {} holds the best, {}",
+        "fit: done; {} holds the best, {}{}",
         args.out.display(),
-        line("held out", &best)
+        line("held out", &best),
+        held_choices(&file.evaluator)
     );
     Ok(())
 }

@@ -184,6 +184,13 @@ pub fn label(args: &LabelArgs) -> CliResult {
                 file.parameters
             )));
         }
+        if file.decisions != (options.siblings > 0) {
+            // The same parameters, but a file from before siblings named their decisions.
+            return Err(CliError::bad_input(format!(
+                "{} holds labels without decision numbers (an older Tabula's): start a new file",
+                args.out.display()
+            )));
+        }
         if file.unfinished_bytes > 0 {
             eprintln!(
                 "label: dropping an unfinished chunk ({} bytes) at the end of {}",
