@@ -706,7 +706,14 @@ mod tests {
             only: Some(NetClass::Crashed),
             ..LabelOptions::default()
         };
-        let labels: Vec<Label> = (0..3).flat_map(|c| label_chunk(shipped, &o, c)).collect();
+        // Self-play reaches few crashed positions: as many chunks as it takes for a few.
+        let mut labels: Vec<Label> = Vec::new();
+        for c in 0..40 {
+            if labels.len() > 5 {
+                break;
+            }
+            labels.extend(label_chunk(shipped, &o, c));
+        }
         assert!(labels.len() > 5);
         let mut split = shipped.clone();
         split.crashed = Some(split.contact.clone());
