@@ -239,11 +239,7 @@ const SPLIT_NOISE: f32 = 0.01;
 /// One pass over `labels` in an order drawn from `seed`, a gradient step of size `alpha` per
 /// label. Returns the fit measured on the way (each label before its own step).
 pub fn fit_epoch(eval: &mut Evaluator, labels: &[Label], alpha: f32, seed: u64) -> FitStats {
-    let mut order: Vec<usize> = (0..labels.len()).collect();
-    let mut rng = Rng::new(seed);
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.below(i as u64 + 1) as usize);
-    }
+    let order = shuffled(labels.len(), seed);
     let mut s = FitStats {
         samples: labels.len(),
         ..FitStats::default()
@@ -267,6 +263,16 @@ pub fn fit_epoch(eval: &mut Evaluator, labels: &[Label], alpha: f32, seed: u64) 
     s
 }
 
+/// `0..n` in the order of a Fisher–Yates shuffle drawn from `seed`.
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Rng::new(seed);
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    order
+}
+
 /// The equity's weight on each output ([`equity`] is linear in them).
 const EQUITY_WEIGHTS: [f32; OUTPUTS] = [2.0, 1.0, 1.0, -1.0, -1.0];
 
@@ -276,8 +282,8 @@ const EQUITY_WEIGHTS: [f32; OUTPUTS] = [2.0, 1.0, 1.0, -1.0, -1.0];
 /// `rank × Σ_i ((E_i − Ē) − (Y_i − Ȳ))²` over a group's results, E the net's raw cubeless
 /// equity and Y the label's. The second term asks the net for the differences between the
 /// results of one roll, which are what its choices turn on, whatever its error common to all
-/// of them. All of a group's gradients are taken before any of its steps. With `rank` 0 each
-/// label gets the step [`fit_epoch`] gives it (in another order).
+/// of them. All of a group's gradients are taken before any of its steps. With `rank` 0 and
+/// a group for each label, it is [`fit_epoch`], bit for bit.
 pub fn fit_epoch_ranked(
     eval: &mut Evaluator,
     labels: &[Label],
@@ -286,11 +292,7 @@ pub fn fit_epoch_ranked(
     rank: f32,
     seed: u64,
 ) -> FitStats {
-    let mut order: Vec<usize> = (0..groups.len()).collect();
-    let mut rng = Rng::new(seed);
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.below(i as u64 + 1) as usize);
-    }
+    let order = shuffled(groups.len(), seed);
     let mut s = FitStats {
         samples: labels.len(),
         ..FitStats::default()
@@ -555,15 +557,13 @@ mod tests {
             total
         };
         let alpha = 1e-3f32;
-        let mut stepped = eval.clone();
-        fit_epoch_ranked(
-            &mut stepped,
-            group,
-            std::slice::from_ref(&(0..3)),
-            alpha,
-            rank,
-            1,
-        );
+        // The weights after one ranked pass over the group.
+        let one_pass = |rank: f32| {
+            let mut e = eval.clone();
+            fit_epoch_ranked(&mut e, group, std::slice::from_ref(&(0..3)), alpha, rank, 1);
+            e
+        };
+        let stepped = one_pass(rank);
         let eps = 1e-3f32;
         let mut checked = 0;
         for i in (0..eval.contact.b1.len()).take(9) {
@@ -593,16 +593,7 @@ mod tests {
             );
         }
         // Without the rank term the step differs: the term is there.
-        let mut plain = eval.clone();
-        fit_epoch_ranked(
-            &mut plain,
-            group,
-            std::slice::from_ref(&(0..3)),
-            alpha,
-            0.0,
-            1,
-        );
-        assert_ne!(plain.contact.b2, stepped.contact.b2);
+        assert_ne!(one_pass(0.0).contact.b2, stepped.contact.b2);
     }
 
     #[test]
