@@ -33,6 +33,21 @@ fn label(out: &Path, games: &str, extra: &[&str]) -> std::process::Output {
     tabula(&args)
 }
 
+/// The shipped weights with random contact and crashed nets (16 hidden units), written to
+/// `dir`: a start that any fit on labels of those classes improves on, so that a test of what
+/// a fit trains does not hang on whether the shipped nets, already close to small label sets,
+/// improve on them in 20 epochs.
+fn off_weights(dir: &Path) -> (PathBuf, tabula_gammon::NetFile) {
+    let mut file = tabula_gammon::NetFile::decode(tabula_gammon::weights::BUILTIN).unwrap();
+    let mut rng = tabula_gammon::Rng::new(9);
+    let random = tabula_gammon::Evaluator::random(16, 16, &mut rng);
+    file.evaluator.contact = random.contact.clone();
+    file.evaluator.crashed = Some(random.race);
+    let path = dir.join("off.tnet");
+    file.save(&path, tabula_store::Existing::Replace).unwrap();
+    (path, file)
+}
+
 /// Exit code 2 with one line of error naming `needle`.
 fn refused(o: &std::process::Output, needle: &str) {
     let err = String::from_utf8_lossy(&o.stderr);
@@ -275,18 +290,18 @@ fn crashed_labels_fit_a_crashed_net() {
     // and up, measured) overshoot, so that no epoch improves on the start and nothing is
     // written.
     let weights = dir.join("crashed.tnet");
+    let (off, start) = off_weights(&dir);
     ok(&fit_20_epochs_at(
         &labels,
         &weights,
         "0.002",
-        &["--crashed-net"],
+        &["--crashed-net", "--weights", off.to_str().unwrap()],
     ));
     let file = tabula_gammon::NetFile::load(&weights).unwrap();
     let crashed = file.evaluator.crashed.as_ref().expect("a crashed net");
-    let shipped = tabula_gammon::weights::builtin().unwrap();
-    assert_ne!(Some(crashed), shipped.crashed.as_ref());
-    assert_eq!(file.evaluator.contact, shipped.contact);
-    assert_eq!(file.evaluator.race, shipped.race);
+    assert_ne!(Some(crashed), start.evaluator.crashed.as_ref());
+    assert_eq!(file.evaluator.contact, start.evaluator.contact);
+    assert_eq!(file.evaluator.race, start.evaluator.race);
     assert_weights_play(&weights);
     let mut two = tabula_gammon::NetFile::decode(tabula_gammon::weights::BUILTIN).unwrap();
     two.evaluator.crashed = None;
@@ -367,12 +382,16 @@ fn contact_labels_train_the_contact_net_alone() {
         assert_eq!(NetClass::of(&pos), NetClass::Contact, "{id}");
     }
     let weights = dir.join("contact.tnet");
-    ok(&fit_20_epochs(&labels, &weights, &[]));
+    let (off, start) = off_weights(&dir);
+    ok(&fit_20_epochs(
+        &labels,
+        &weights,
+        &["--weights", off.to_str().unwrap()],
+    ));
     let file = tabula_gammon::NetFile::load(&weights).unwrap();
-    let shipped = tabula_gammon::weights::builtin().unwrap();
-    assert_ne!(file.evaluator.contact, shipped.contact);
-    assert_eq!(file.evaluator.race, shipped.race);
-    assert_eq!(file.evaluator.crashed, shipped.crashed);
+    assert_ne!(file.evaluator.contact, start.evaluator.contact);
+    assert_eq!(file.evaluator.race, start.evaluator.race);
+    assert_eq!(file.evaluator.crashed, start.evaluator.crashed);
     for other in ["--crashed-only", "--races-only"] {
         let both = dir.join("both.txt");
         let o = label(&both, "2", &["--contact-only", other]);
@@ -612,18 +631,20 @@ fn rank_fits_the_results_of_each_decision() {
     let path = dir.join("path.txt");
     ok(&label(&path, "6", &[]));
     let out = dir.join("ranked.tnet");
-    let o = fit_20_epochs(&wide, &out, &["--rank", "2"]);
+    let (off, _) = off_weights(&dir);
+    let off = off.to_str().unwrap();
+    let o = fit_20_epochs(&wide, &out, &["--rank", "2", "--weights", off]);
     ok(&o);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("decisions: 0-ply choice gives away"), "{err}");
     assert_weights_play(&out);
     // Without --rank the choices are still measured on such a file, not on the others.
     let plain = dir.join("plain.tnet");
-    let o = fit_20_epochs(&wide, &plain, &[]);
+    let o = fit_20_epochs(&wide, &plain, &["--weights", off]);
     ok(&o);
     assert!(String::from_utf8_lossy(&o.stderr).contains("decisions:"));
     assert_ne!(std::fs::read(&plain).unwrap(), std::fs::read(&out).unwrap());
-    let o = fit_20_epochs(&path, &dir.join("p.tnet"), &[]);
+    let o = fit_20_epochs(&path, &dir.join("p.tnet"), &["--weights", off]);
     ok(&o);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("decisions:"));
     // `--select choices` keeps the epoch whose held-out choices give away least, and only one
