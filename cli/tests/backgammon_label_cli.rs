@@ -5,6 +5,7 @@ mod common;
 
 use common::{assert_bad_input, assert_weights_play, tabula};
 use std::path::{Path, PathBuf};
+use tabula_gammon::label::{chunk_text, Label, LabelFile, MAGIC};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tabula-label-cli-{}-{name}", std::process::id()));
@@ -587,25 +588,21 @@ fn siblings_add_the_best_other_plays_to_the_same_games() {
     // A file of the same run from before records named their decisions (version 1, its
     // chunk hashes right) is not resumed: its records would mix with numbered ones.
     let old = dir.join("old.txt");
-    let mut text = String::from("# tabula-labels 1\n");
-    text.push_str(wide_text.lines().nth(1).unwrap());
-    text.push('\n');
-    let mut chunk = String::new();
-    for line in wide_text.lines().skip(2) {
-        if let Some(marker) = line.strip_prefix("# chunk ") {
-            let number = marker.split(' ').next().unwrap();
-            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-            for &b in chunk.as_bytes() {
-                h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            }
-            let count = chunk.lines().count();
-            text.push_str(&chunk);
-            text.push_str(&format!("# chunk {number} records {count} fnv {h:016x}\n"));
-            chunk.clear();
-        } else {
-            chunk.push_str(line.rsplit_once(' ').unwrap().0);
-            chunk.push('\n');
-        }
+    // Its records without their numbers, each chunk written as the library writes one.
+    let read = LabelFile::read(&wide_text).unwrap();
+    let mut text = format!("{MAGIC}\n# {}\n", read.parameters);
+    for c in 0..read.chunks {
+        let labels: Vec<Label> = read
+            .labels
+            .iter()
+            .zip(&read.chunk_of)
+            .filter(|&(_, &of)| of == c)
+            .map(|(l, _)| Label {
+                decision: None,
+                ..*l
+            })
+            .collect();
+        text.push_str(&chunk_text(c, &labels));
     }
     std::fs::write(&old, &text).unwrap();
     let model = dir.join("model.tnet");

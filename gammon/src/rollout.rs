@@ -189,23 +189,34 @@ fn equity_difference(d: &[f64; 5]) -> f64 {
     2.0 * d[0] + d[1] + d[2] - d[3] - d[4]
 }
 
-/// Running sums of one scalar, in trial order.
+/// Running sums of one scalar, in the order added: its mean and standard error.
 #[derive(Clone, Copy, Debug, Default)]
-struct Mean {
+pub struct Mean {
     n: u64,
     s: f64,
     s2: f64,
 }
 
+impl FromIterator<f64> for Mean {
+    fn from_iter<I: IntoIterator<Item = f64>>(xs: I) -> Mean {
+        let mut m = Mean::default();
+        for x in xs {
+            m.add(x);
+        }
+        m
+    }
+}
+
 impl Mean {
-    fn add(&mut self, x: f64) {
+    /// Adds one value.
+    pub fn add(&mut self, x: f64) {
         self.n += 1;
         self.s += x;
         self.s2 += x * x;
     }
 
-    /// The mean and its standard error (0 with fewer than two values).
-    fn estimate(&self) -> (f64, f64) {
+    /// The mean and its standard error (0 with fewer than two values; the mean 0 with none).
+    pub fn estimate(&self) -> (f64, f64) {
         let n = self.n.max(1) as f64;
         let se = if self.n < 2 {
             0.0

@@ -11,9 +11,13 @@
 
 use crate::inputs::Inputs;
 use crate::label::Label;
-use crate::net::{consistent, equity, Evaluator, Net, NetClass, MAX_HIDDEN, OUTPUTS};
+use crate::net::{
+    consistent, equity, Evaluator, Net, NetClass, Probabilities, MAX_HIDDEN, OUTPUTS,
+};
 use crate::rng::Rng;
+use crate::rollout::Mean;
 use std::ops::Range;
+use tabula_engine::backgammon::Position;
 
 /// How well an evaluator fits a set of labels.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -27,23 +31,39 @@ pub struct FitStats {
     pub equity_error: f64,
 }
 
+impl FitStats {
+    /// Adds label `l` against the raw outputs `y` of the net of `class` (sums; see
+    /// [`FitStats::mean`]).
+    fn add(&mut self, l: &Label, y: &Probabilities, class: NetClass) {
+        self.samples += 1;
+        self.cross_entropy += cross_entropy(y, &l.deep);
+        let p = consistent(&l.position, *y, class == NetClass::Race);
+        self.equity_error += (equity(&p) - equity(&l.deep)).abs() as f64;
+    }
+
+    /// The sums of [`FitStats::add`] made means.
+    fn mean(mut self) -> FitStats {
+        let n = self.samples.max(1) as f64;
+        self.cross_entropy /= n;
+        self.equity_error /= n;
+        self
+    }
+}
+
+/// The raw outputs of the net that evaluates `pos` in `eval`, and that net's class.
+fn raw(eval: &Evaluator, pos: &Position) -> (Probabilities, NetClass) {
+    let (net, class) = eval.net_for(pos);
+    (net.forward(&Inputs::new(pos)), class)
+}
+
 /// Measures `eval` (its nets, whatever bear-off database is attached) on `labels`.
 pub fn measure(eval: &Evaluator, labels: &[Label]) -> FitStats {
-    let mut s = FitStats {
-        samples: labels.len(),
-        ..FitStats::default()
-    };
+    let mut s = FitStats::default();
     for l in labels {
-        let (net, class) = eval.net_for(&l.position);
-        let y = net.forward(&Inputs::new(&l.position));
-        s.cross_entropy += cross_entropy(&y, &l.deep);
-        let p = consistent(&l.position, y, class == NetClass::Race);
-        s.equity_error += (equity(&p) - equity(&l.deep)).abs() as f64;
+        let (y, class) = raw(eval, &l.position);
+        s.add(l, &y, class);
     }
-    let n = labels.len().max(1) as f64;
-    s.cross_entropy /= n;
-    s.equity_error /= n;
-    s
+    s.mean()
 }
 
 /// The labels of each self-play decision ([`Label::decision`]) in `labels` (made from a label
@@ -51,16 +71,11 @@ pub fn measure(eval: &Evaluator, labels: &[Label]) -> FitStats {
 /// labels of the same chunk and decision. A label without a decision is a run of its own.
 pub fn decision_groups(labels: &[Label], chunk_of: &[u64]) -> Vec<Range<usize>> {
     assert_eq!(labels.len(), chunk_of.len());
+    let key = |i: usize| labels[i].decision.map(|d| (chunk_of[i], d));
     let mut groups: Vec<Range<usize>> = Vec::new();
     for i in 0..labels.len() {
-        let key = labels[i].decision.map(|d| (chunk_of[i], d));
         match groups.last_mut() {
-            Some(g)
-                if key.is_some()
-                    && labels[g.start].decision.map(|d| (chunk_of[g.start], d)) == key =>
-            {
-                g.end = i + 1
-            }
+            Some(g) if key(i).is_some() && key(g.start) == key(i) => g.end = i + 1,
             _ => groups.push(i..i + 1),
         }
     }
@@ -92,8 +107,7 @@ pub fn choice_regrets(
     groups: &[Range<usize>],
 ) -> Vec<(f64, bool)> {
     let ours = |l: &Label| {
-        let (net, class) = eval.net_for(&l.position);
-        let y = net.forward(&Inputs::new(&l.position));
+        let (y, class) = raw(eval, &l.position);
         equity(&consistent(&l.position, y, class == NetClass::Race))
     };
     let mut out = Vec::new();
@@ -116,39 +130,22 @@ pub fn choice_regrets(
     out
 }
 
-/// [`choice_regrets`] summed up.
-pub fn measure_choices(eval: &Evaluator, labels: &[Label], groups: &[Range<usize>]) -> ChoiceStats {
-    let regrets = choice_regrets(eval, labels, groups);
-    let (regret, regret_error) = mean_and_error(regrets.iter().map(|r| r.0));
-    ChoiceStats {
-        decisions: regrets.len(),
-        regret,
-        regret_error,
-        agree: if regrets.is_empty() {
-            0.0
-        } else {
-            regrets.iter().filter(|r| r.1).count() as f64 / regrets.len() as f64
-        },
+impl ChoiceStats {
+    /// The figures of the regrets [`choice_regrets`] gives.
+    pub fn of(regrets: &[(f64, bool)]) -> ChoiceStats {
+        let (regret, regret_error) = regrets.iter().map(|r| r.0).collect::<Mean>().estimate();
+        ChoiceStats {
+            decisions: regrets.len(),
+            regret,
+            regret_error,
+            agree: regrets.iter().filter(|r| r.1).count() as f64 / regrets.len().max(1) as f64,
+        }
     }
 }
 
-/// The mean of `xs` and its standard error (0 for fewer than two).
-pub fn mean_and_error(xs: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (mut n, mut sum, mut squares) = (0usize, 0.0f64, 0.0f64);
-    for x in xs {
-        n += 1;
-        sum += x;
-        squares += x * x;
-    }
-    if n == 0 {
-        return (0.0, 0.0);
-    }
-    let mean = sum / n as f64;
-    if n == 1 {
-        return (mean, 0.0);
-    }
-    let var = (squares - sum * sum / n as f64) / (n as f64 - 1.0);
-    (mean, (var.max(0.0) / n as f64).sqrt())
+/// [`choice_regrets`] summed up.
+pub fn measure_choices(eval: &Evaluator, labels: &[Label], groups: &[Range<usize>]) -> ChoiceStats {
+    ChoiceStats::of(&choice_regrets(eval, labels, groups))
 }
 
 fn cross_entropy(y: &[f32; OUTPUTS], t: &[f32; OUTPUTS]) -> f64 {
@@ -240,27 +237,18 @@ const SPLIT_NOISE: f32 = 0.01;
 /// label. Returns the fit measured on the way (each label before its own step).
 pub fn fit_epoch(eval: &mut Evaluator, labels: &[Label], alpha: f32, seed: u64) -> FitStats {
     let order = shuffled(labels.len(), seed);
-    let mut s = FitStats {
-        samples: labels.len(),
-        ..FitStats::default()
-    };
+    let mut s = FitStats::default();
     let mut h = [0.0f32; MAX_HIDDEN];
     for &i in &order {
         let l = &labels[i];
         let class = NetClass::of(&l.position);
-        let race = class == NetClass::Race;
         let net = eval.net_mut(class);
         let x = Inputs::new(&l.position);
         let y = net.forward_into(&x, &mut h);
-        s.cross_entropy += cross_entropy(&y, &l.deep);
-        let p = consistent(&l.position, y, race);
-        s.equity_error += (equity(&p) - equity(&l.deep)).abs() as f64;
+        s.add(l, &y, class);
         step(net, &x, &h[..net.hidden], &y, &l.deep, alpha);
     }
-    let n = labels.len().max(1) as f64;
-    s.cross_entropy /= n;
-    s.equity_error /= n;
-    s
+    s.mean()
 }
 
 /// `0..n` in the order of a Fisher–Yates shuffle drawn from `seed`.
@@ -293,10 +281,7 @@ pub fn fit_epoch_ranked(
     seed: u64,
 ) -> FitStats {
     let order = shuffled(groups.len(), seed);
-    let mut s = FitStats {
-        samples: labels.len(),
-        ..FitStats::default()
-    };
+    let mut s = FitStats::default();
     struct Member {
         class: NetClass,
         x: Inputs,
@@ -312,9 +297,7 @@ pub fn fit_epoch_ranked(
             let x = Inputs::new(&l.position);
             let mut h = [0.0f32; MAX_HIDDEN];
             let y = eval.net_mut(class).forward_into(&x, &mut h);
-            s.cross_entropy += cross_entropy(&y, &l.deep);
-            let p = consistent(&l.position, y, class == NetClass::Race);
-            s.equity_error += (equity(&p) - equity(&l.deep)).abs() as f64;
+            s.add(l, &y, class);
             members.push(Member { class, x, h, y });
         }
         let n = members.len() as f32;
@@ -339,10 +322,7 @@ pub fn fit_epoch_ranked(
             step_by(net, &m.x, &m.h[..hidden], &d, alpha);
         }
     }
-    let n = labels.len().max(1) as f64;
-    s.cross_entropy /= n;
-    s.equity_error /= n;
-    s
+    s.mean()
 }
 
 /// One gradient step of the cross-entropy for input `x` (hidden activations `h`, outputs `y`)

@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 use tabula_gammon::label::{Label, LabelFile};
+use tabula_gammon::rollout::Mean;
 use tabula_gammon::supervised::{
-    choice_regrets, decision_groups, fit_epoch, fit_epoch_ranked, mean_and_error, measure,
-    measure_choices, ChoiceStats, FitStats,
+    choice_regrets, decision_groups, fit_epoch, fit_epoch_ranked, measure, ChoiceStats, FitStats,
 };
 use tabula_gammon::{weights, NetFile};
 use tabula_store::{Existing, TargetLock};
@@ -218,18 +218,29 @@ pub fn fit(args: &FitArgs) -> CliResult {
             )));
         }
     }
-    // The starting weights' regrets, for a paired comparison (each decision against itself).
-    let start_regrets = choice_regrets(&file.evaluator, &held, &held_groups);
-    let held_choices = |eval: &tabula_gammon::Evaluator| {
+    // What the weights' 0-ply choices give away at each held-out decision (none without
+    // decision numbers), and those of the starting weights, for a paired comparison.
+    let regrets = |eval: &tabula_gammon::Evaluator| {
+        if any_decisions {
+            choice_regrets(eval, &held, &held_groups)
+        } else {
+            Vec::new()
+        }
+    };
+    let start_regrets = regrets(&file.evaluator);
+    let held_choices = |now: &[(f64, bool)]| {
         if !any_decisions {
             return String::new();
         }
-        let now = choice_regrets(eval, &held, &held_groups);
-        let (change, error) =
-            mean_and_error(now.iter().zip(&start_regrets).map(|(a, b)| a.0 - b.0));
+        let (change, error) = now
+            .iter()
+            .zip(&start_regrets)
+            .map(|(a, b)| a.0 - b.0)
+            .collect::<Mean>()
+            .estimate();
         format!(
             "{} ({:+.2} ± {:.2} against the start)",
-            choices(&measure_choices(eval, &held, &held_groups)),
+            choices(&ChoiceStats::of(now)),
             1000.0 * change,
             1000.0 * error
         )
@@ -243,16 +254,17 @@ pub fn fit(args: &FitArgs) -> CliResult {
     }
     let started = Instant::now();
     let mut best = measure(&file.evaluator, &held);
-    // The measure --select minimises, of the weights so far.
-    let score = |eval: &tabula_gammon::Evaluator, stats: &FitStats| match args.select {
+    // The measure --select minimises.
+    let score = |stats: &FitStats, regrets: &[(f64, bool)]| match args.select {
         Select::Equity => stats.equity_error,
-        Select::Choices => measure_choices(eval, &held, &held_groups).regret,
+        Select::Choices => ChoiceStats::of(regrets).regret,
     };
-    let mut best_score = score(&file.evaluator, &best);
+    let mut best_score = score(&best, &start_regrets);
+    let mut best_regrets = start_regrets.clone();
     eprintln!(
         "{}{}",
         line("fit: start, held out", &best),
-        held_choices(&file.evaluator)
+        held_choices(&start_regrets)
     );
     let interrupt = interrupt_flag();
     let mut alpha = args.alpha;
@@ -271,6 +283,7 @@ pub fn fit(args: &FitArgs) -> CliResult {
             fit_epoch(&mut eval, &train, alpha, seed)
         };
         let now = measure(&eval, &held);
+        let now_regrets = regrets(&eval);
         eprintln!(
             "fit: epoch {}/{} (alpha {alpha}), {:.1} s; {}; {}{}",
             epoch + 1,
@@ -278,11 +291,11 @@ pub fn fit(args: &FitArgs) -> CliResult {
             started.elapsed().as_secs_f64(),
             line("training (during the pass)", &seen),
             line("held out", &now),
-            held_choices(&eval)
+            held_choices(&now_regrets)
         );
-        let now_score = score(&eval, &now);
+        let now_score = score(&now, &now_regrets);
         if now_score < best_score {
-            (best, best_score) = (now, now_score);
+            (best, best_score, best_regrets) = (now, now_score, now_regrets);
             file.evaluator = eval.clone();
             file.save_locked(&lock, Existing::Replace)
                 .map_err(|e| weights_error("cannot save the weights".into(), e))?;
@@ -306,7 +319,7 @@ pub fn fit(args: &FitArgs) -> CliResult {
         "fit: done; {} holds the best, {}{}",
         args.out.display(),
         line("held out", &best),
-        held_choices(&file.evaluator)
+        held_choices(&best_regrets)
     );
     Ok(())
 }
