@@ -126,11 +126,11 @@ def gnubg_selfplay(gnubg, cfg):
         json.dump(out, f)
 
 
-def gnubg_judge(gnubg, cfg):
-    """Each decision's results evaluated at 0 and 1 ply, and the candidates at 2 ply."""
-    decisions = cfg["decisions"]
+def judge_equity(gnubg):
+    """The judge's equity(board, k) at k = 0, 1, 2 ply, with the money cube and the evaluation
+    contexts it uses (cubeless, pruning, deterministic)."""
     money = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
-    ecs = [gnubg.evalcontext(0, k, 1, 1, 0.0) for k in range(3)]  # cubeless, pruning, determ.
+    ecs = [gnubg.evalcontext(0, k, 1, 1, 0.0) for k in range(3)]
 
     def equity(board, k):  # for the player who moved: the opponent is on roll in `board`
         return -gnubg.evaluate(board, money, ecs[k])[5]
@@ -138,6 +138,13 @@ def gnubg_judge(gnubg, cfg):
     # The perspective, on an obvious case: the opening 31 played 8/5 6/5 (this ID, as Tabula
     # lists it) is worth about +0.16 to the mover at gnubg 0 ply, about -0.16 to the side on roll.
     assert equity(gnubg.positionfromid("sGfwATDgc/ABMA"), 0) > 0.1
+    return equity, money, ecs
+
+
+def gnubg_judge(gnubg, cfg):
+    """Each decision's results evaluated at 0 and 1 ply, and the candidates at 2 ply."""
+    decisions = cfg["decisions"]
+    equity, money, ecs = judge_equity(gnubg)
     out = []
     started = time.time()
     for i, d in enumerate(decisions):
@@ -167,11 +174,9 @@ def gnubg_judge(gnubg, cfg):
 
 
 def gnubg_eq2(gnubg, cfg):
-    """--reuse: the 2-ply equities of the listed results alone (the judge's equity())."""
-    money = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
-    ec = gnubg.evalcontext(0, 2, 1, 1, 0.0)
-    out = [[-gnubg.evaluate(gnubg.positionfromid(p), money, ec)[5] for p in results]
-           for results in cfg["decisions"]]
+    """--reuse: the 2-ply equities of the listed results alone."""
+    equity = judge_equity(gnubg)[0]
+    out = [[equity(gnubg.positionfromid(p), 2) for p in results] for results in cfg["decisions"]]
     with open(cfg["out"], "w") as f:
         json.dump(out, f)
 
@@ -391,8 +396,6 @@ def main():
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             ap.error("no directory for %s" % path)
     if a.reuse:
-        if not os.path.isfile(a.reuse):
-            ap.error("no detail file %s" % a.reuse)
         try:
             a.reused = load_detail(a.reuse)
         except Failed as ex:
