@@ -434,7 +434,8 @@ mod tests {
                 ..RolloutOptions::default()
             },
         );
-        let e = *rollout.position(&pos, None, &mut |_| {}).result.estimate();
+        let result = rollout.position(&pos, None, &mut |_| {}).result;
+        let e = *result.estimate();
         let p = e.probabilities.map(|x| x as f32);
         assert_eq!(
             got,
@@ -447,7 +448,10 @@ mod tests {
                 }),
             }
         );
-        assert!(e.equity_se > 0.0 && e.equity_se < 0.1);
+        // The luck correction must tighten the estimate. A fixed bound would depend on the
+        // net: 36 trials here give a standard error of 0.069 with the shipped net and 0.111
+        // with a later one (stop 51), against 0.246 and 0.215 for the plain means.
+        assert!(e.equity_se > 0.0 && e.equity_se < 0.75 * result.plain.equity_se);
         let searched = Advisor::new(eval, options, 0.68).with_cube_rollouts(None);
         assert_eq!(searched.cube_rollouts(), None);
         let s = searched.cube(&pos, &state);
