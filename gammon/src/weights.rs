@@ -857,7 +857,7 @@ mod tests {
     /// [`net_hash`] of the shipped nets.
     const CONTACT_HASH: u64 = 0xd1de_0146_ec82_b1b4;
     const RACE_HASH: u64 = 0xa0ae_ae0a_dca8_2225;
-    const CRASHED_HASH: u64 = 0xe490_658c_7bd3_c7bd;
+    const CRASHED_HASH: u64 = 0x6b9d_b50a_147d_9756;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
     /// 210-input layout (the first-format file of 103,784 bytes with FNV-1a 64
@@ -916,7 +916,14 @@ mod tests {
     /// 368,722 labels; docs/results.md, "C8 decided, and a fourth sibling run"). Last (hash
     /// `0x205b_92da_7486_2a46` before), it was fitted the same way on the five runs, a fifth
     /// made over it (`--seed 50`, 696 chunks, 374,222 labels; docs/results.md, "A fifth
-    /// sibling run").
+    /// sibling run"). The crashed net (hash `0xe490_658c_7bd3_c7bd` before) was then fitted
+    /// the same way on a sibling run of crashed positions made over those weights (`label
+    /// --crashed-only --siblings 3 --seed 61`, 312,633 labels; `0x76fa_8ccf_e1c6_de9a`
+    /// after), then on it and a second run made over that net (`--seed 62`, 309,918 labels;
+    /// `0x7a64_3381_dd94_34f1` after), then on both again from there, anchored (`--anchor`) by
+    /// 2-ply labels of drawn late hits, checkers back and checkers back against a side in play
+    /// made over the weights before this round, 30,000 of each (docs/results.md, "The crashed
+    /// net on sibling labels").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
