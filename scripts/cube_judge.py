@@ -3,7 +3,7 @@
     python3 scripts/cube_judge.py [--seed 1] [--games 40] [--decisions 200] [--margin 0.16]
                                   [--plies 0,1,2] [--tabula BIN] [--detail FILE.jsonl]
                                   [--out FILE] [--nice 10] [--classes race,...]
-                                  [--reuse FILE.jsonl]
+                                  [--crashed-only] [--reuse FILE.jsonl]
 
 One file, two sides, as scripts/duel_errors.py: the driver runs gnubg
 (`gnubg -t -q -r -p scripts/cube_judge.py` with CUBE_JUDGE_* in the environment) to build and
@@ -46,6 +46,10 @@ The set (gnubg side):
   decisions are not copies of each other. With --classes (a comma-separated subset of
   bear-off, gammonish, race, contact) only positions of those classes are judged and drawn:
   a set for one class (e.g. `--classes race --games 150`), the draw otherwise the same.
+  --crashed-only keeps only the positions gnubg classifies as crashed (`classifypos`:
+  contact, and one side with at most 6 checkers in play beyond those piled on its ace and
+  deuce points), as chequer_judge.py's option of that name: the cube decisions of the
+  crashed net. They fall in the classes gammonish and contact.
 - With --reuse FILE (an earlier --detail file) gnubg is not run: the file's decisions (those
   of --classes) are judged again with their saved values, to compare another Tabula build on
   the same set in seconds, or to judge against Tabula's own rollouts
@@ -137,6 +141,7 @@ def in_gnubg(cfg_path):
     cfg = json.load(open(cfg_path))
     seed, games, margin, target = cfg["seed"], cfg["games"], cfg["margin"], cfg["decisions"]
     classes = set(cfg.get("classes") or CLASSES)
+    crashed_only = cfg.get("crashed_only", False)
     started = time.time()
     m = gnubg_selfplay_match(gnubg, seed, games)
     positions = []
@@ -166,6 +171,8 @@ def in_gnubg(cfg_path):
             continue
         cls = classify(board, p[1] + p[3])
         if cls not in classes:
+            continue
+        if crashed_only and gnubg.classifypos(board) != 9:  # gnubg's CLASS_CRASHED
             continue
         live += 1
         for si, ci in enumerate(cis):
@@ -275,7 +282,8 @@ def gnubg_set(a, classes):
     tmp = tempfile.mkdtemp(prefix="cube_judge")
     cfg_path, res = os.path.join(tmp, "cfg.json"), os.path.join(tmp, "set.json")
     json.dump({"seed": a.seed, "games": a.games, "decisions": a.decisions, "margin": a.margin,
-               "classes": classes, "out": res}, open(cfg_path, "w"))
+               "classes": classes, "crashed_only": a.crashed_only, "out": res},
+              open(cfg_path, "w"))
     started = time.time()
     g = subprocess.run(["nice", "-n", str(a.nice), GNUBG, "-t", "-q", "-r", "-p",
                         os.path.abspath(__file__)], env=dict(os.environ, CUBE_JUDGE_CFG=cfg_path),
@@ -344,10 +352,15 @@ def main():
     ap.add_argument("--classes", default=",".join(CLASSES),
                     help="judge only these position classes (comma-separated; with --reuse, "
                     "the saved set's decisions of these classes)")
+    ap.add_argument("--crashed-only", action="store_true",
+                    help="draw only gnubg's crashed positions (contact, one side crashed); "
+                    "not with --reuse")
     a = ap.parse_args()
     classes = [c for c in a.classes.split(",") if c]
     if not classes or any(c not in CLASSES for c in classes):
         ap.error("--classes must be a comma-separated subset of " + ",".join(CLASSES))
+    if a.crashed_only and a.reuse:
+        ap.error("--crashed-only draws a set; with --reuse the saved set is judged as it is")
     if a.seed < 0:
         ap.error("--seed must be at least 0")
     if a.games < 1:
