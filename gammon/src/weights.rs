@@ -938,14 +938,19 @@ mod tests {
 
     /// [`net_hash`] of the shipped cube nets (their race net is [`RACE_HASH`]).
     const CUBE_CONTACT_HASH: u64 = 0x89a1_3835_8dbf_68e0;
-    const CUBE_CRASHED_HASH: u64 = 0xf687_4be4_7706_1f4b;
+    const CUBE_CRASHED_HASH: u64 = 0xa4cd_2cf5_4f60_b995;
 
     /// Where the shipped cube nets come from: the shipped contact and crashed nets above
     /// fitted on Tabula's own rollouts of gammonish positions (`tabula backgammon label
     /// --plies 1 --rollout-trials 36 --gammons 0.35 --seed 71`, 16,504 labels, its race
     /// labels left out), named 15 times, anchored by the 2-ply contact labels of the last two
     /// rounds above (`fit --anchor`), 30 epochs of `--alpha 0.01 --anneal --patience 4`
-    /// (docs/results.md, "A cube evaluator of its own"). The race net was not trained.
+    /// (docs/results.md, "A cube evaluator of its own"). The race net was not trained. The
+    /// crashed net (hash `0xf687_4be4_7706_1f4b` before) was then fitted as the play weights'
+    /// last crashed net was, from itself: `fit --labels` on the two sibling runs of crashed
+    /// positions, `--anchor` the 2-ply labels of drawn late hits and checkers back, `--rank 8
+    /// --alpha 0.03 --anneal --patience 8 --epochs 150` (docs/results.md, "The cube's crashed
+    /// net").
     #[test]
     fn shipped_cube_weights_provenance() {
         let f = NetFile::decode(BUILTIN_CUBE).unwrap();
