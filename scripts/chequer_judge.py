@@ -104,7 +104,7 @@ def gnubg_selfplay(gnubg, cfg):
     """The candidate (position, dice, class) triples, in the order the games were played."""
     sys.path.insert(0, cfg["scripts"])
     # the same games and classes as the cube judge's
-    from cube_judge import classify, gnubg_selfplay_match
+    from cube_judge import CLASS_CRASHED, classify, gnubg_selfplay_match
 
     games = cfg["games"]
     started = time.time()
@@ -120,7 +120,7 @@ def gnubg_selfplay(gnubg, cfg):
             # gammons 0: never cube_judge's "gammonish", so bear-off, race or contact.
             out.append({"position": rec["board"], "dice": "%d%d" % (d[0], d[1]),
                         "class": classify(board, 0.0),
-                        "crashed": gnubg.classifypos(board) == 9})  # gnubg's CLASS_CRASHED
+                        "crashed": gnubg.classifypos(board) == CLASS_CRASHED})
     print("self-play: %d games, %d positions, %.0f s" % (games, len(out), time.time() - started))
     with open(cfg["out"], "w") as f:
         json.dump(out, f)

@@ -94,6 +94,9 @@ STATES = [
     ("3a1a post-Crawford", 1, -1, 7, (4, 6)),
 ]
 CLASSES = ["bear-off", "gammonish", "race", "contact"]
+# gnubg's CLASS_CRASHED, what `gnubg.classifypos` answers for a crashed position (shared with
+# chequer_judge.py's --crashed-only).
+CLASS_CRASHED = 9
 # The order classes are drawn in, within each cube state: contact and gammonish a third each,
 # race and bear-off a sixth each (when a class runs out the others fill in).
 CYCLE = ["contact", "gammonish", "bear-off", "contact", "race", "gammonish"]
@@ -166,13 +169,13 @@ def in_gnubg(cfg_path):
     started = time.time()
     for posid in positions:
         board = gnubg.positionfromid(posid)
+        if crashed_only and gnubg.classifypos(board) != CLASS_CRASHED:
+            continue  # before the evaluation, which the other positions would waste
         p = gnubg.evaluate(board, money, ec0)
         if not DECIDED <= p[0] <= 1.0 - DECIDED:
             continue
         cls = classify(board, p[1] + p[3])
         if cls not in classes:
-            continue
-        if crashed_only and gnubg.classifypos(board) != 9:  # gnubg's CLASS_CRASHED
             continue
         live += 1
         for si, ci in enumerate(cis):
