@@ -36,7 +36,9 @@ The set:
   decisions are the full set's, then more (a sharper measure of one net). --crashed-only draws
   from the positions gnubg classifies as crashed (`classifypos`: contact, and one side with at
   most 6 checkers in play beyond its piles on the ace and deuce points), all in the contact
-  column.
+  column. --holding-trailer P draws from the trailing side's turns of holding games: contact,
+  not crashed, the side on roll P or more pips behind in the race and the other side with no
+  checker back (none on the bar or on the home board of the side on roll); the contact column.
 
 The plays: Tabula's move list gives every legal play with the Position ID after it. That ID is
 gnubg's ordinary Position ID of the position after the move with the turn passed, i.e. from
@@ -118,9 +120,14 @@ def gnubg_selfplay(gnubg, cfg):
             d = rec["dice"]
             board = gnubg.positionfromid(rec["board"])
             # gammons 0: never cube_judge's "gammonish", so bear-off, race or contact.
+            # board[1] is the side on roll, board[0] the other, each from its own side (point
+            # p at index p - 1, the bar at 24).
+            pips = [sum((i + 1) * n for i, n in enumerate(side)) for side in board]
             out.append({"position": rec["board"], "dice": "%d%d" % (d[0], d[1]),
                         "class": classify(board, 0.0),
-                        "crashed": gnubg.classifypos(board) == CLASS_CRASHED})
+                        "crashed": gnubg.classifypos(board) == CLASS_CRASHED,
+                        "trails": pips[1] - pips[0],
+                        "opponent_back": sum(board[0][18:25])})
     print("self-play: %d games, %d positions, %.0f s" % (games, len(out), time.time() - started))
     with open(cfg["out"], "w") as f:
         json.dump(out, f)
@@ -341,6 +348,9 @@ def main():
                     help="the classes drawn from, comma-separated (default all: %(default)s)")
     ap.add_argument("--crashed-only", action="store_true",
                     help="draw only gnubg's crashed positions (contact, one side crashed)")
+    ap.add_argument("--holding-trailer", type=int, metavar="PIPS",
+                    help="draw only the trailing side's turns of holding games, PIPS or more "
+                         "behind (contact, not crashed, the other side with no checker back)")
     ap.add_argument("--weights", nargs="+", default=[], metavar="W",
                     help="also judge Tabula with these weights files")
     ap.add_argument("--race-db", metavar="FILE",
@@ -358,7 +368,8 @@ def main():
                          "drawing a set: its judgements and its engines' choices are kept, "
                          "this run's engines choose afresh, and gnubg judges at 2 ply only the "
                          "plays they choose that the file has not judged (--seed, --games, "
-                         "--decisions, --classes and --crashed-only do not apply)")
+                         "--decisions, --classes, --crashed-only and --holding-trailer do not "
+                         "apply)")
     a = ap.parse_args()
     if a.seed < 0:
         ap.error("--seed must be at least 0")
@@ -378,8 +389,15 @@ def main():
     if not classes or any(c not in CLASSES for c in classes) or len(set(classes)) != len(classes):
         ap.error("--classes must be distinct names from %s" % ",".join(CLASSES))
     a.classes = [c for c in CLASSES if c in classes]
-    if a.crashed_only:
-        a.classes = ["contact"]  # crashed positions are contact positions
+    if a.crashed_only and a.holding_trailer is not None:
+        ap.error("--crashed-only and --holding-trailer draw disjoint sets: choose one")
+    if a.holding_trailer is not None and not 0 <= a.holding_trailer <= 200:
+        ap.error("--holding-trailer must be from 0 to 200 pips")
+    if a.reuse and (a.crashed_only or a.holding_trailer is not None):
+        ap.error("--reuse judges the file's decisions: --crashed-only and --holding-trailer "
+                 "do not apply")
+    if a.crashed_only or a.holding_trailer is not None:
+        a.classes = ["contact"]  # both draw contact positions
     for w in a.weights:
         if not os.path.isfile(w):
             ap.error("no weights file %s" % w)
@@ -420,6 +438,10 @@ def run(a, plies):
         selfplay_s = time.time() - t0
         if a.crashed_only:
             cands = [x for x in cands if x["crashed"]]
+        if a.holding_trailer is not None:
+            cands = [x for x in cands
+                     if x["class"] == "contact" and not x["crashed"]
+                     and x["trails"] >= a.holding_trailer and x["opponent_back"] == 0]
         avail = {c: sum(x["class"] == c for x in cands) for c in CLASSES}
 
     t0 = time.time()

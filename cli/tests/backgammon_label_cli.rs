@@ -402,6 +402,55 @@ fn contact_labels_train_the_contact_net_alone() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--holding-lead` labels only the leaders' turns of holding games, says so in the header
+/// and its progress line, and is refused (exit 2, one line, no file) with a class or a source
+/// that cannot draw them, and out of range.
+#[test]
+fn holding_lead_labels_the_leaders_turns_only() {
+    use tabula_engine::backgammon::{Position, Side};
+    use tabula_gammon::label::is_holding_lead;
+    let dir = scratch("holding");
+    let labels = dir.join("holding.txt");
+    let o = label(&labels, "6", &["--holding-lead", "20", "--siblings", "2"]);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holding games' leaders on roll, 20+"));
+    let text = std::fs::read_to_string(&labels).unwrap();
+    assert!(text.lines().nth(1).unwrap().contains(" holding 20 noise "));
+    let ids: Vec<&str> = records(&text)
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert!(!ids.is_empty());
+    for id in &ids {
+        let pos = Position::from_position_id(id).unwrap();
+        assert!(is_holding_lead(&pos, 20), "{id}");
+        assert!(
+            pos.pips(Side::Opponent) >= pos.pips(Side::OnRoll) + 20,
+            "{id}"
+        );
+    }
+    for (extra, needle) in [
+        (
+            &["--holding-lead", "20", "--crashed-only"][..],
+            "--crashed-only",
+        ),
+        (
+            &["--holding-lead", "20", "--races-only"][..],
+            "--races-only",
+        ),
+        (
+            &["--holding-lead", "20", "--source", "late-hit"][..],
+            "late-hit",
+        ),
+        (&["--holding-lead", "201"][..], "--holding-lead"),
+        (&["--holding-lead", "-3"][..], "-3"),
+    ] {
+        let none = dir.join("none.txt");
+        refused(&label(&none, "2", extra), needle);
+        assert!(!none.exists(), "{extra:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The first number after `what` in `fit`'s first epoch line ("start, held out: N labels" or
 /// "training (during the pass): N labels").
 fn fit_count(stderr: &str, what: &str) -> usize {

@@ -96,6 +96,23 @@ pub struct LabelOptions {
     /// shows only one of them; labelled side by side, they teach the net the differences the
     /// judges count. Each goes through the same filters as a position of the path.
     pub siblings: u8,
+    /// Look only at the leader's turns of holding games ([`is_holding_lead`]) with a race
+    /// lead of at least this many pips (`None`: no such filter). The judges found the nets'
+    /// largest contact errors in the trailing side's choices there, each of which the net
+    /// makes by valuing positions of this kind (stop 55).
+    pub holding_lead: Option<u32>,
+}
+
+/// Whether `pos` is the leader's turn of a holding game, `lead` pips or more ahead: a contact
+/// position that is not crashed ([`NetClass::Contact`]) where the side on roll has no checker
+/// back (none on the bar or on the other side's home board) and leads the race by at least
+/// `lead` pips. The other side, still in contact, holds back what it can: an anchor, a
+/// point or checkers in the leader's path.
+pub fn is_holding_lead(pos: &Position, lead: u32) -> bool {
+    use tabula_engine::backgammon::Side;
+    pos.back(Side::OnRoll) <= 18
+        && pos.pips(Side::Opponent) >= pos.pips(Side::OnRoll) + lead
+        && NetClass::of(pos) == Contact
 }
 
 /// Where a run's positions come from.
@@ -432,6 +449,7 @@ impl Default for LabelOptions {
             source: Source::SelfPlay,
             min_gammons: 0.0,
             siblings: 0,
+            holding_lead: None,
         }
     }
 }
@@ -519,7 +537,11 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
                 });
             }
         }
-        let wanted = exact.is_none() && options.only.is_none_or(|class| NetClass::of(pos) == class);
+        let wanted = exact.is_none()
+            && options.only.is_none_or(|class| NetClass::of(pos) == class)
+            && options
+                .holding_lead
+                .is_none_or(|lead| is_holding_lead(pos, lead));
         if wanted {
             let net = eval.evaluate(pos);
             if !gammonish(&net) {
@@ -643,7 +665,7 @@ fn rollout_label(
 /// The header lines of a run (each ending in a newline).
 pub fn header(options: &LabelOptions, evaluator: u64) -> String {
     format!(
-        "{}\n# plies {}{}{}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
+        "{}\n# plies {}{}{}{}{}{}{} noise {} keep {} games-per-chunk {} seed {} evaluator {:016x}\n",
         if options.siblings > 0 {
             MAGIC_DECISIONS
         } else {
@@ -674,6 +696,10 @@ pub fn header(options: &LabelOptions, evaluator: u64) -> String {
             format!(" siblings {}", options.siblings)
         } else {
             String::new()
+        },
+        match options.holding_lead {
+            Some(lead) => format!(" holding {lead}"),
+            None => String::new(),
         },
         options.noise,
         options.keep,
@@ -1317,6 +1343,63 @@ mod tests {
         assert_eq!(kept, expected);
         assert!(header(&gammonish, 0).contains(" 1 gammons 0.35 noise "));
         assert!(!header(&small(), 0).contains("gammons"));
+    }
+
+    /// `holding_lead` keeps the positions of a full run's games that are a holding game's
+    /// leader on roll, labelled as the full run labels them; the test of each position is
+    /// made again here from the checker counts alone.
+    #[test]
+    fn holding_lead_keeps_the_leaders_turns_of_the_same_games() {
+        let eval = crate::weights::builtin().unwrap();
+        let holding = LabelOptions {
+            holding_lead: Some(10),
+            games_per_chunk: 4,
+            ..small()
+        };
+        let full = LabelOptions {
+            games_per_chunk: 4,
+            ..small()
+        };
+        // From the counts: the side on roll has nothing on its 19- to 24-points or the bar,
+        // leads by 10 pips or more, and the position is contact and not crashed.
+        let by_counts = |pos: &Position| {
+            let (me, opp) = (pos.counts(Side::OnRoll), pos.counts(Side::Opponent));
+            let pips = |c: &[u8; 25]| -> u32 {
+                c.iter()
+                    .enumerate()
+                    .map(|(i, &n)| (i as u32 + 1) * u32::from(n))
+                    .sum()
+            };
+            me[18..].iter().all(|&n| n == 0)
+                && pips(&opp) >= pips(&me) + 10
+                && crate::inputs::is_contact(pos)
+                && !crate::inputs::is_crashed(pos)
+        };
+        let (mut all, mut kept) = (Vec::new(), Vec::new());
+        for c in 0..3 {
+            all.extend(label_chunk(eval, &full, c));
+            kept.extend(label_chunk(eval, &holding, c));
+        }
+        let expected: Vec<Label> = all
+            .iter()
+            .filter(|l| by_counts(&l.position))
+            .copied()
+            .collect();
+        assert!(
+            !kept.is_empty() && kept.len() < all.len() / 4,
+            "{} of {}",
+            kept.len(),
+            all.len()
+        );
+        assert_eq!(kept, expected);
+        assert!(header(&holding, 0).contains(" 1 holding 10 noise "));
+        assert!(!header(&small(), 0).contains("holding"));
+        // The trailing side on roll, or a lead short of the threshold, is not the leader's turn.
+        for l in &kept {
+            assert!(!is_holding_lead(&l.position.swapped(), 0));
+            let lead = l.position.pips(Side::Opponent) - l.position.pips(Side::OnRoll);
+            assert!(!is_holding_lead(&l.position, lead + 1));
+        }
     }
 
     #[test]

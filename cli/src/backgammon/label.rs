@@ -78,6 +78,12 @@ pub struct LabelArgs {
     /// the path is.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=8))]
     siblings: u8,
+    /// Label only the leader's turns of holding games with a race lead of at least this many
+    /// pips, 0 to 200: contact positions, not crashed, where the side on roll has no checker
+    /// back (none on the bar or on the other side's home board). The trailing side's choices
+    /// are made by valuing these, and the judges found the contact net's largest errors there.
+    #[arg(long = "holding-lead", value_parser = clap::value_parser!(u32).range(0..=200))]
+    holding_lead: Option<u32>,
     /// Self-play games (or drawn positions) per chunk (the unit of resumption and of parallel
     /// work).
     #[arg(long = "games-per-chunk", default_value_t = 10,
@@ -141,6 +147,18 @@ pub fn label(args: &LabelArgs) -> CliResult {
             args.source.drawn()
         )));
     }
+    if let (Some(_), Some((NetClass::Race | NetClass::Crashed, flag))) = (args.holding_lead, only) {
+        return Err(CliError::bad_input(format!(
+            "--holding-lead keeps contact positions that are not crashed: {flag} would keep none"
+        )));
+    }
+    if args.holding_lead.is_some() && !args.source.draws(NetClass::Contact) {
+        return Err(CliError::bad_input(format!(
+            "--source {} draws {} only: --holding-lead would keep none of them",
+            args.source.name(),
+            args.source.drawn()
+        )));
+    }
     if args.siblings > 0 && args.source != Source::SelfPlay {
         return Err(CliError::bad_input(format!(
             "--siblings: the plays of self-play; --source {} draws positions without them",
@@ -159,6 +177,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         source: args.source,
         min_gammons: args.gammons,
         siblings: args.siblings,
+        holding_lead: args.holding_lead,
     };
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
@@ -216,7 +235,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         .open(&args.out)
         .map_err(|e| CliError::io(format!("{}: {e}", args.out.display())))?;
     eprintln!(
-        "label: chunks {chunk} → {chunks} ({} games each), {} labels, noise {}, keep {}{}, {} thread(s), into {}",
+        "label: chunks {chunk} → {chunks} ({} games each), {} labels, noise {}, keep {}{}{}, {} thread(s), into {}",
         args.games_per_chunk,
         match args.rollout_trials {
             0 => format!("{}-ply", args.plies),
@@ -231,6 +250,10 @@ pub fn label(args: &LabelArgs) -> CliResult {
             format!(", only where the net's gammon rate is at least {}", args.gammons)
         } else {
             String::new()
+        },
+        match args.holding_lead {
+            Some(lead) => format!(", only holding games' leaders on roll, {lead}+ pips ahead"),
+            None => String::new(),
         },
         args.threads,
         args.out.display()
