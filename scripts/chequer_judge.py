@@ -368,8 +368,8 @@ def main():
                          "drawing a set: its judgements and its engines' choices are kept, "
                          "this run's engines choose afresh, and gnubg judges at 2 ply only the "
                          "plays they choose that the file has not judged (--seed, --games, "
-                         "--decisions, --classes, --crashed-only and --holding-trailer do not "
-                         "apply)")
+                         "--decisions and --classes do not apply; --crashed-only and "
+                         "--holding-trailer are refused)")
     a = ap.parse_args()
     if a.seed < 0:
         ap.error("--seed must be at least 0")
