@@ -140,21 +140,18 @@ pub fn label(args: &LabelArgs) -> CliResult {
     } else {
         None
     };
-    if let Some((_, flag)) = only.filter(|&(class, _)| !args.source.draws(class)) {
-        return Err(CliError::bad_input(format!(
-            "--source {} draws {} only: {flag} would keep none of them",
-            args.source.name(),
-            args.source.drawn()
-        )));
-    }
     if let (Some(_), Some((NetClass::Race | NetClass::Crashed, flag))) = (args.holding_lead, only) {
         return Err(CliError::bad_input(format!(
             "--holding-lead keeps contact positions that are not crashed: {flag} would keep none"
         )));
     }
-    if args.holding_lead.is_some() && !args.source.draws(NetClass::Contact) {
+    // The class the run keeps: --holding-lead keeps contact positions alone.
+    let keeps = only.or(args
+        .holding_lead
+        .map(|_| (NetClass::Contact, "--holding-lead")));
+    if let Some((_, flag)) = keeps.filter(|&(class, _)| !args.source.draws(class)) {
         return Err(CliError::bad_input(format!(
-            "--source {} draws {} only: --holding-lead would keep none of them",
+            "--source {} draws {} only: {flag} would keep none of them",
             args.source.name(),
             args.source.drawn()
         )));
