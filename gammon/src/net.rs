@@ -169,8 +169,8 @@ impl Net {
         // per input). Each unit still adds its inputs in index order from its bias, so the
         // sums are the same to the bit as one unit at a time (`1.0 * w` is exactly `w`),
         // whatever the blocks. Blocks of 80 (ten AVX2 registers) where `WIDE` (the AVX2
-        // build: two passes over the inputs for the shipped contact and crashed nets' 160 units),
-        // then of 40 (ten SSE registers; 80 would spill there).
+        // build: two passes over the inputs for the shipped contact net's 160 units, three for
+        // the crashed net's 240), then of 40 (ten SSE registers; 80 would spill there).
         let mut blocks = 0;
         if WIDE {
             blocks = self.first_layer_blocks::<80>(x, h, 0);

@@ -855,9 +855,9 @@ mod tests {
     }
 
     /// [`net_hash`] of the shipped nets.
-    const CONTACT_HASH: u64 = 0xce0c_4005_cb79_0da3;
+    const CONTACT_HASH: u64 = 0xb4f4_da4b_cc25_bf05;
     const RACE_HASH: u64 = 0xa0ae_ae0a_dca8_2225;
-    const CRASHED_HASH: u64 = 0x6b9d_b50a_147d_9756;
+    const CRASHED_HASH: u64 = 0x6e53_8147_bfde_bfff;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
     /// 210-input layout (the first-format file of 103,784 bytes with FNV-1a 64
@@ -928,7 +928,15 @@ mod tests {
     /// labels, made over the stop-53 weights) and a run of the leader's turns of holding games
     /// made over the weights before (`label --holding-lead 10 --siblings 3 --seed 70`, 2,452
     /// chunks, 184,453 labels), then from there on that run alone, anchored by the six
-    /// (docs/results.md, "Holding games: the leader's turns as labels").
+    /// (docs/results.md, "Holding games: the leader's turns as labels"). Last, the contact
+    /// net (hash `0xce0c_4005_cb79_0da3` before) was fitted the same way on that holding run
+    /// and a second one made over it (`--seed 71`, 1,688 chunks, 130,542 labels), anchored by
+    /// the six; and the crashed net (hash `0x6b9d_b50a_147d_9756` before) was widened to 240
+    /// units (`fit --crashed-hidden 240`, which splits) and fitted on a third sibling run of
+    /// crashed positions made over the weights before (`label --crashed-only --siblings 3
+    /// --seed 63`, 1,920 chunks, 213,628 labels), anchored by the first two runs and the
+    /// drawn positions' labels (docs/results.md, "A second holding round, and a wider crashed
+    /// net").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
