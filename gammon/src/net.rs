@@ -70,13 +70,104 @@ pub(crate) fn exp(x: f32) -> f32 {
     e * f32::from_bits(biased << 23)
 }
 
+/// Eight weights on a 32-byte boundary: one AVX2 register's load.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+pub(crate) struct Lane([f32; 8]);
+
+/// A vector of `f32` that starts on a 32-byte boundary (the input-to-hidden weights), read as
+/// a plain slice through `Deref`, and as [`Lane`]s by the forward pass.
+///
+/// Why: the release builds target x86-64-v2, whose tuning splits every 32-byte load the
+/// compiler cannot prove aligned into two 16-byte halves (`vmovups` + `vinsertf128`), also in
+/// the AVX2 build of the forward pass. Loads of a `Lane` are aligned, so each is one load
+/// folded into its multiply. The first layer of the forward pass is most of an evaluation's
+/// time (docs/results.md, "Aligned weights").
+#[derive(Clone)]
+pub(crate) struct AlignedF32s {
+    /// The values, then zeros up to the end of the last lane.
+    lanes: Vec<Lane>,
+    len: usize,
+}
+
+impl AlignedF32s {
+    /// The values as lanes: `lanes()[i]` holds values `8 i ..= 8 i + 7` (zeros past the end).
+    pub(crate) fn lanes(&self) -> &[Lane] {
+        &self.lanes
+    }
+}
+
+impl From<Vec<f32>> for AlignedF32s {
+    fn from(v: Vec<f32>) -> AlignedF32s {
+        let lanes = v
+            .chunks(8)
+            .map(|c| {
+                let mut lane = [0.0; 8];
+                lane[..c.len()].copy_from_slice(c);
+                Lane(lane)
+            })
+            .collect();
+        AlignedF32s {
+            lanes,
+            len: v.len(),
+        }
+    }
+}
+
+impl FromIterator<f32> for AlignedF32s {
+    fn from_iter<I: IntoIterator<Item = f32>>(iter: I) -> AlignedF32s {
+        iter.into_iter().collect::<Vec<f32>>().into()
+    }
+}
+
+impl<'a> IntoIterator for &'a AlignedF32s {
+    type Item = &'a f32;
+    type IntoIter = std::slice::Iter<'a, f32>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for AlignedF32s {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for AlignedF32s {
+    fn eq(&self, other: &AlignedF32s) -> bool {
+        **self == **other
+    }
+}
+
+#[allow(unsafe_code)]
+impl std::ops::Deref for AlignedF32s {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        // SAFETY: `Lane` is `repr(C)` around `[f32; 8]`: 32 bytes, eight `f32` one after the
+        // other with no padding (its size is exactly eight times four), so `lanes` is
+        // `8 * lanes.len()` initialised `f32` in a row, aligned for `f32` (32 ≥ 4). `len` is
+        // at most that (every constructor sets it so), and the slice borrows `self`.
+        unsafe { std::slice::from_raw_parts(self.lanes.as_ptr().cast::<f32>(), self.len) }
+    }
+}
+
+#[allow(unsafe_code)]
+impl std::ops::DerefMut for AlignedF32s {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        // SAFETY: as in `deref`, and the slice borrows `self` mutably, so it is the only
+        // access to the lanes while it lives. Any `f32` bit pattern is a valid `Lane`.
+        unsafe { std::slice::from_raw_parts_mut(self.lanes.as_mut_ptr().cast::<f32>(), self.len) }
+    }
+}
+
 /// A dense net with one hidden layer of sigmoid units and [`OUTPUTS`] sigmoid outputs over
 /// the [`INPUTS`] inputs of [`Inputs`].
 #[derive(Clone, PartialEq)]
 pub struct Net {
     pub(crate) hidden: usize,
     /// Input-to-hidden weights, input-major: `w1[i * hidden + h]`.
-    pub(crate) w1: Vec<f32>,
+    pub(crate) w1: AlignedF32s,
     pub(crate) b1: Vec<f32>,
     /// Hidden-to-output weights, output-major: `w2[k * hidden + h]`.
     pub(crate) w2: Vec<f32>,
@@ -105,7 +196,8 @@ impl Net {
         assert!((1..=MAX_HIDDEN).contains(&hidden));
         let w1 = (0..INPUTS * hidden)
             .map(|_| 0.1 * rng.symmetric())
-            .collect();
+            .collect::<Vec<f32>>()
+            .into();
         let b1 = (0..hidden).map(|_| 0.1 * rng.symmetric()).collect();
         let w2 = (0..OUTPUTS * hidden)
             .map(|_| 0.1 * rng.symmetric())
@@ -170,9 +262,14 @@ impl Net {
         // sums are the same to the bit as one unit at a time (`1.0 * w` is exactly `w`),
         // whatever the blocks. Blocks of 80 (ten AVX2 registers) where `WIDE` (the AVX2
         // build: two passes over the inputs for the shipped contact net's 160 units, three for
-        // the crashed net's 240), then of 40 (ten SSE registers; 80 would spill there).
-        let mut blocks = 0;
-        if WIDE {
+        // the crashed net's 240), read as aligned lanes where the layer is a multiple of eight
+        // units (and those units' sigmoids taken in registers), then blocks of 40 (ten SSE
+        // registers; 80 would spill there).
+        let (mut blocks, mut activated) = (0, 0);
+        if WIDE && n.is_multiple_of(8) {
+            blocks = self.first_layer_lanes::<10>(x, h);
+            activated = blocks;
+        } else if WIDE {
             blocks = self.first_layer_blocks::<80>(x, h, 0);
         }
         blocks = self.first_layer_blocks::<40>(x, h, blocks);
@@ -186,28 +283,71 @@ impl Net {
                 }
             }
         }
-        for a in h.iter_mut() {
+        for a in h[activated..].iter_mut() {
             *a = sigmoid(*a);
         }
-        let mut out = [0.0; OUTPUTS];
-        for (k, o) in out.iter_mut().enumerate() {
-            let row = &self.w2[k * n..(k + 1) * n];
-            // Four partial sums: faster, and still one fixed order.
-            let mut acc = [0.0f32; 4];
-            let mut chunks = row.chunks_exact(4).zip(h.chunks_exact(4));
-            for (w, a) in &mut chunks {
-                for j in 0..4 {
-                    acc[j] += w[j] * a[j];
-                }
+        // Each output's four partial sums (faster than one, and still one fixed order), the
+        // five outputs side by side: five independent chains of additions instead of one at
+        // a time, each waiting on its last addition.
+        let rows: [&[[f32; 4]]; OUTPUTS] =
+            std::array::from_fn(|k| self.w2[k * n..(k + 1) * n].as_chunks::<4>().0);
+        let mut acc = [[0.0f32; 4]; OUTPUTS];
+        for (c, a) in h.as_chunks::<4>().0.iter().enumerate() {
+            for (s, row) in acc.iter_mut().zip(&rows) {
+                let w = &row[c];
+                *s = std::array::from_fn(|j| s[j] + w[j] * a[j]);
             }
+        }
+        // Left alone, the compiler holds the sums as the pairs the last line adds
+        // (`[s[0], s[2]]` and `[s[1], s[3]]`) and shuffles on every step of the loop;
+        // opaque, each stays one register in its own order.
+        let acc = std::hint::black_box(acc);
+        let mut out = [0.0; OUTPUTS];
+        for (k, (o, s)) in out.iter_mut().zip(&acc).enumerate() {
+            let row = &self.w2[k * n..(k + 1) * n];
             let tail: f32 = row[n / 4 * 4..]
                 .iter()
                 .zip(&h[n / 4 * 4..])
                 .map(|(w, a)| w * a)
                 .sum();
-            *o = sigmoid(self.b2[k] + (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail);
+            *o = sigmoid(self.b2[k] + (s[0] + s[1]) + (s[2] + s[3]) + tail);
         }
         out
+    }
+
+    /// [`Net::first_layer_blocks`] with blocks of `LANES` aligned [`Lane`]s from the first
+    /// unit, for a layer of a multiple of eight units (every row of `w1` then starts on a
+    /// lane). The same sums in the same order.
+    #[inline(always)]
+    fn first_layer_lanes<const LANES: usize>(&self, x: &Inputs, h: &mut [f32]) -> usize {
+        let n = self.hidden;
+        debug_assert!(n.is_multiple_of(8));
+        let block = 8 * LANES;
+        let end = n / block * block;
+        let lanes = self.w1.lanes();
+        for at0 in (0..end).step_by(block) {
+            let mut acc = [[0.0f32; 8]; LANES];
+            for (l, a) in acc.iter_mut().enumerate() {
+                a.copy_from_slice(&self.b1[at0 + 8 * l..at0 + 8 * l + 8]);
+            }
+            for k in 0..x.len {
+                let at = (x.index[k] as usize * n + at0) / 8;
+                let v = x.value[k];
+                let row: &[Lane; LANES] = lanes[at..at + LANES].try_into().unwrap();
+                for (a, w) in acc.iter_mut().zip(row) {
+                    let w = w.0;
+                    for j in 0..8 {
+                        a[j] += v * w[j];
+                    }
+                }
+            }
+            for (l, a) in acc.iter().enumerate() {
+                for (u, &s) in h[at0 + 8 * l..at0 + 8 * l + 8].iter_mut().zip(a) {
+                    *u = sigmoid(s);
+                }
+            }
+        }
+        end
     }
 
     /// The first layer's sums of the hidden units from `start` on, `BLOCK` at a time, into
@@ -238,10 +378,13 @@ impl Net {
 
     /// The raw outputs for `x`.
     pub fn forward(&self, x: &Inputs) -> Probabilities {
-        // The shipped nets have 80 and 40 hidden units: a small buffer for them spares
-        // clearing 2 KiB of stack on every evaluation.
+        // A buffer no larger than the net needs: the shipped nets have 160 (contact), 240
+        // (crashed) and 40 (race) hidden units, and clearing 2 KiB of stack on every
+        // evaluation cost about 2% of the 0-ply evaluation rate.
         if self.hidden <= 128 {
             self.forward_into(x, &mut [0.0f32; 128])
+        } else if self.hidden <= 256 {
+            self.forward_into(x, &mut [0.0f32; 256])
         } else {
             self.forward_into(x, &mut [0.0f32; MAX_HIDDEN])
         }
@@ -527,13 +670,13 @@ mod tests {
 
     /// The blocked first layer gives the same outputs to the bit as one hidden unit at a
     /// time, each summing its inputs in index order from its bias, for hidden sizes on and
-    /// off the block size.
+    /// off the block size; the outputs are their fixed order of partial sums.
     #[test]
     fn blocked_forward_is_the_plain_sum() {
         use crate::baseline::{roll, Player};
         use tabula_engine::backgammon::PlayList;
         let mut rng = Rng::new(5);
-        let nets = random_nets(&mut rng, &[80, 40, 7, 41, 96]);
+        let nets = random_nets(&mut rng, &[80, 40, 7, 41, 96, 84, 160, 240]);
         let mut list = PlayList::new();
         let mut pos = Position::START;
         for _ in 0..60 {
@@ -553,10 +696,47 @@ mod tests {
                     })
                     .collect();
                 let mut h = [0.0f32; MAX_HIDDEN];
-                net.forward_into(&x, &mut h);
+                let out = net.forward_into(&x, &mut h);
                 assert_eq!(&h[..n], &plain[..], "{n} hidden at {pos}");
+                // Each output: four partial sums over the units in fours, then the rest.
+                let want: Vec<f32> = (0..OUTPUTS)
+                    .map(|k| {
+                        let row = &net.w2[k * n..(k + 1) * n];
+                        let mut s = [0.0f32; 4];
+                        for u in 0..n / 4 * 4 {
+                            s[u % 4] += row[u] * plain[u];
+                        }
+                        let mut tail = 0.0;
+                        for u in n / 4 * 4..n {
+                            tail += row[u] * plain[u];
+                        }
+                        sigmoid(net.b2[k] + (s[0] + s[1]) + (s[2] + s[3]) + tail)
+                    })
+                    .collect();
+                assert_eq!(&out[..], &want[..], "{n} hidden at {pos}");
             }
             pos = Player::Random.play(&pos, roll(&mut rng), &mut list, &mut rng);
+        }
+    }
+
+    /// The aligned weights read back as the vector they were made from, through the slice
+    /// and through the lanes (zeros past the end), and compare by their values only.
+    #[test]
+    fn aligned_weights_are_the_vector() {
+        for len in [0usize, 1, 7, 8, 9, 17, 24] {
+            let v: Vec<f32> = (0..len).map(|i| i as f32 + 0.5).collect();
+            let mut a = AlignedF32s::from(v.clone());
+            assert_eq!(&a[..], &v[..]);
+            assert_eq!(a.lanes().len(), len.div_ceil(8));
+            let flat: Vec<f32> = a.lanes().iter().flat_map(|l| l.0).collect();
+            assert_eq!(&flat[..len], &v[..]);
+            assert!(flat[len..].iter().all(|&w| w == 0.0));
+            assert_eq!(a, v.iter().copied().collect::<AlignedF32s>());
+            if len > 0 {
+                a[len - 1] = -1.0;
+                assert_eq!(a.lanes()[(len - 1) / 8].0[(len - 1) % 8], -1.0);
+                assert_ne!(a, AlignedF32s::from(v));
+            }
         }
     }
 
@@ -564,7 +744,7 @@ mod tests {
     /// units to the bit (on a CPU without AVX2 both calls run the portable build).
     #[test]
     fn avx2_forward_is_the_portable_one() {
-        let nets = random_nets(&mut Rng::new(11), &[80, 40, 7, 41, 128]);
+        let nets = random_nets(&mut Rng::new(11), &[80, 40, 7, 41, 128, 84, 160, 240]);
         for pos in crate::inputs::tests::random_game_positions(12, 20, 300) {
             let x = Inputs::new(&pos);
             for net in &nets {

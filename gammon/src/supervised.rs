@@ -177,7 +177,7 @@ fn grown(net: &Net, hidden: usize) -> Net {
     }
     Net {
         hidden: n,
-        w1,
+        w1: w1.into(),
         b1,
         w2,
         b2: net.b2,

@@ -314,7 +314,7 @@ fn nets(bytes: &[u8], shapes: &[(usize, usize)]) -> Result<Evaluator, WeightsErr
         }
         nets.push(Net {
             hidden: n,
-            w1,
+            w1: w1.into(),
             b1,
             w2,
             b2,
