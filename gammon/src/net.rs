@@ -196,8 +196,7 @@ impl Net {
         assert!((1..=MAX_HIDDEN).contains(&hidden));
         let w1 = (0..INPUTS * hidden)
             .map(|_| 0.1 * rng.symmetric())
-            .collect::<Vec<f32>>()
-            .into();
+            .collect();
         let b1 = (0..hidden).map(|_| 0.1 * rng.symmetric()).collect();
         let w2 = (0..OUTPUTS * hidden)
             .map(|_| 0.1 * rng.symmetric())
@@ -289,11 +288,13 @@ impl Net {
         // Each output's four partial sums (faster than one, and still one fixed order), the
         // five outputs side by side: five independent chains of additions instead of one at
         // a time, each waiting on its last addition.
-        let rows: [&[[f32; 4]]; OUTPUTS] =
-            std::array::from_fn(|k| self.w2[k * n..(k + 1) * n].as_chunks::<4>().0);
+        // Each row in fours and the rest, as the hidden units.
+        let rows: [(&[[f32; 4]], &[f32]); OUTPUTS] =
+            std::array::from_fn(|k| self.w2[k * n..(k + 1) * n].as_chunks::<4>());
+        let (h4, h_rest) = h.as_chunks::<4>();
         let mut acc = [[0.0f32; 4]; OUTPUTS];
-        for (c, a) in h.as_chunks::<4>().0.iter().enumerate() {
-            for (s, row) in acc.iter_mut().zip(&rows) {
+        for (c, a) in h4.iter().enumerate() {
+            for (s, (row, _)) in acc.iter_mut().zip(&rows) {
                 let w = &row[c];
                 *s = std::array::from_fn(|j| s[j] + w[j] * a[j]);
             }
@@ -304,12 +305,7 @@ impl Net {
         let acc = std::hint::black_box(acc);
         let mut out = [0.0; OUTPUTS];
         for (k, (o, s)) in out.iter_mut().zip(&acc).enumerate() {
-            let row = &self.w2[k * n..(k + 1) * n];
-            let tail: f32 = row[n / 4 * 4..]
-                .iter()
-                .zip(&h[n / 4 * 4..])
-                .map(|(w, a)| w * a)
-                .sum();
+            let tail: f32 = rows[k].1.iter().zip(h_rest).map(|(w, a)| w * a).sum();
             *o = sigmoid(self.b2[k] + (s[0] + s[1]) + (s[2] + s[3]) + tail);
         }
         out
