@@ -857,7 +857,7 @@ mod tests {
     /// [`net_hash`] of the shipped nets.
     const CONTACT_HASH: u64 = 0xb4f4_da4b_cc25_bf05;
     const RACE_HASH: u64 = 0xa0ae_ae0a_dca8_2225;
-    const CRASHED_HASH: u64 = 0x1245_7f91_b19f_fa4a;
+    const CRASHED_HASH: u64 = 0xa24f_4c94_da60_ebcb;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
     /// 210-input layout (the first-format file of 103,784 bytes with FNV-1a 64
@@ -941,8 +941,11 @@ mod tests {
     /// 174,519 labels; `0x160c_d068_9064_5681` after), anchored by the three before it and the
     /// drawn positions' labels, then on a fifth run made over that net (`--seed 65`, 2,336
     /// chunks, 260,075 labels; `0x39f2_5d90_9fdc_188b` after), anchored by the four, then on
-    /// a sixth made over that (`--seed 66`, 1,468 chunks, 157,699 labels), anchored by the
-    /// five (docs/results.md, "Three more crashed rounds").
+    /// a sixth made over that (`--seed 66`, 1,468 chunks, 157,699 labels;
+    /// `0x1245_7f91_b19f_fa4a` after), anchored by the five (docs/results.md, "Three more
+    /// crashed rounds"), then on a seventh made over that (`--seed 67`, 2,960 chunks, 329,039
+    /// labels), anchored by the six (docs/results.md, "A seventh crashed round, and fresh
+    /// sets").
     #[test]
     fn shipped_weights_provenance() {
         assert!(BUILTIN.starts_with(&tabula_store::MAGIC));
