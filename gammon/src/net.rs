@@ -285,10 +285,9 @@ impl Net {
         for a in h[activated..].iter_mut() {
             *a = sigmoid(*a);
         }
-        // Each output's four partial sums (faster than one, and still one fixed order), the
-        // five outputs side by side: five independent chains of additions instead of one at
-        // a time, each waiting on its last addition.
-        // Each row in fours and the rest, as the hidden units.
+        // Each output's four partial sums (faster than one, and still one fixed order) over
+        // its row in fours, then the rest; the five outputs side by side: five independent
+        // chains of additions instead of one at a time, each waiting on its last addition.
         let rows: [(&[[f32; 4]], &[f32]); OUTPUTS] =
             std::array::from_fn(|k| self.w2[k * n..(k + 1) * n].as_chunks::<4>());
         let (h4, h_rest) = h.as_chunks::<4>();
