@@ -1,9 +1,11 @@
 """Split the engine's equity loss in a finished duel (scripts/duel_gnubg.py's decision log) into
 chequer-play errors and cube errors, as judged by GNU Backgammon.
 
-    python3 scripts/duel_errors.py LOG [--plies 0] [--every 1] [--cube-every 1] [--games 1000]
-                                   [--detail FILE.jsonl] [--out FILE]
+    python3 scripts/duel_errors.py LOG [LOG ...] [--plies 0] [--every 1] [--cube-every 1]
+                                   [--games 1000] [--detail FILE.jsonl] [--out FILE]
 
+(several LOGs, e.g. the per-chunk logs of `duel_gnubg.py --duplicate --keep-logs DIR`, are
+judged as one log)
 runs gnubg (`gnubg -t -q -r -p scripts/duel_errors.py` with DUEL_ERRORS_LOG etc. in the
 environment; this file is the in-gnubg script too) and prints a summary.
 
@@ -20,6 +22,11 @@ cube value at the time of the decision.
 - Cube decisions: gnubg's cfevaluate gives No double, Double/take and Double/pass equities for
   the player on roll (the engine for "double", gnubg, the doubler, for "take"). The engine's
   action costs optimal minus the equity of that action (a double is answered optimally).
+- At PLIES > 0 a cube decision that 0 plies find right by more than --screen (default 0.1)
+  is counted as right without the deeper evaluation: most of a duel's cube decisions are far
+  from any doubling window, and the screen makes a 2-ply judge of every one affordable.
+- The summary also splits both by gnubg's class of the position (`classifypos`: contact,
+  crashed, race, bear-off), and --detail names each decision's class.
 """
 
 import json
@@ -30,9 +37,16 @@ import tempfile
 
 GNUBG = os.environ.get("GNUBG", "/usr/games/gnubg")
 BLUNDER = 0.08
+# The summary's split by gnubg's position class (`gnubg.classifypos`: 10 contact, 9 crashed,
+# 8 race, 1-7 the bear-off databases' classes and hypergammon, 0 game over).
+CLASS_ORDER = ["contact", "crashed", "race", "bear-off"]
 
 
-def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1):
+def class_name(code):
+    return {10: "contact", 9: "crashed", 8: "race"}.get(code, "bear-off")
+
+
+def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1, screen=0.0):
     import gnubg  # noqa: only available inside gnubg
 
     def pid(board):
@@ -49,6 +63,7 @@ def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1)
               "new game", "set turn 0"]:
         gnubg.command(c)
     ec = gnubg.evalcontext(1, plies, 1, 1, 0.0)
+    ec0 = gnubg.evalcontext(1, 0, 1, 1, 0.0)
     owner_of = {"Centred": -1, "Me": 0, "Opponent": 1}  # relative to the player on roll
     owner_cmd = {"Centred": "set cube centre", "Me": "set cube owner 0",
                  "Opponent": "set cube owner 1"}
@@ -58,7 +73,19 @@ def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1)
     cb = {"double": 0, "take": 0, "err": 0.0, "pts": 0.0, "blunders": 0,
           "missed_double": [0, 0.0], "wrong_double": [0, 0.0], "too_good_double": [0, 0.0],
           "wrong_take": [0, 0.0], "wrong_drop": [0, 0.0], "doubles": 0, "takes": 0,
-          "drops": 0, "top": []}
+          "drops": 0, "screened": 0, "top": []}
+    by_class = {}  # class -> decisions, points lost and blunders, plays and cube apart
+
+    def tally(board, what, pts, blunder):
+        """Counts one decision (`what`: "play" or "cube") under the class of `board`."""
+        name = class_name(gnubg.classifypos(board))
+        c = by_class.setdefault(name, {"play": 0, "play_pts": 0.0, "play_blunders": 0,
+                                       "cube": 0, "cube_pts": 0.0, "cube_blunders": 0})
+        c[what] += 1
+        c[what + "_pts"] += pts
+        c[what + "_blunders"] += int(blunder)
+        return name
+
     detail = open(detail_path, "w") if detail_path else None
     move_index = cube_index = 0
     for line in open(log_path):
@@ -111,7 +138,8 @@ def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1)
             mv["pts"] += err * cube
             mv["nonzero"] += err > 1e-6
             mv["blunders"] += err > BLUNDER
-            rec = {"kind": "move", "position": posid, "cube": cube, "owner": owner,
+            cls = tally(board, "play", err * cube, err > BLUNDER)
+            rec = {"kind": "move", "class": cls, "position": posid, "cube": cube, "owner": owner,
                    "dice": e["dice"], "played": e["reply"], "best": h[0]["move"],
                    "error": err, "engine_equity": e.get("equity")}
             mv["top"] = sorted(mv["top"] + [rec], key=lambda r: -r["error"])[:8]
@@ -122,15 +150,32 @@ def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1)
             if (cube_index - 1) % cube_every:
                 continue
             cb[kind] += 1
+            reply = e["reply"]
+            key = {"double": "doubles", "take": "takes", "drop": "drops"}.get(reply)
+            if key:  # the engine's actions, screened or not
+                cb[key] += 1
             board = gnubg.positionfromid(posid)
             ci = gnubg.cubeinfo(cube, owner_of[owner], 0, 0, (0, 0), 0, 0)
+            if plies > 0 and screen > 0:
+                # Most cube decisions of a duel are far from any doubling window: judged
+                # right at 0 plies by more than `screen`, they are not judged again.
+                _, nd, dt, dp, _, _ = gnubg.cfevaluate(board, ci, ec0)
+                dbl = min(dt, dp)
+                if kind == "double":
+                    mine, other = (dbl, nd) if reply == "double" else (nd, dbl)
+                    clear = mine - other > screen
+                else:  # the doubler's equities: the taker wants the lower
+                    mine, other = (dt, dp) if reply == "take" else (dp, dt)
+                    clear = other - mine > screen
+                if clear:
+                    cb["screened"] += 1
+                    tally(board, "cube", 0.0, False)
+                    continue
             opt, nd, dt, dp, _, text = gnubg.cfevaluate(board, ci, ec)
-            reply = e["reply"]
             dbl = min(dt, dp)
             best = max(nd, dbl)
             if kind == "double":
                 if reply == "double":
-                    cb["doubles"] += 1
                     err = best - dbl
                     if err > 1e-9:
                         key = "too_good_double" if nd > dp else "wrong_double"
@@ -143,13 +188,11 @@ def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1)
                         cb["missed_double"][1] += err * cube
             else:  # equities are the doubler's: the engine minimises them
                 if reply == "take":
-                    cb["takes"] += 1
                     err = dt - dbl
                     if err > 1e-9:
                         cb["wrong_take"][0] += 1
                         cb["wrong_take"][1] += err * cube
                 else:
-                    cb["drops"] += 1
                     err = dp - dbl
                     if err > 1e-9:
                         cb["wrong_drop"][0] += 1
@@ -157,7 +200,8 @@ def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1)
             cb["err"] += err
             cb["pts"] += err * cube
             cb["blunders"] += err > BLUNDER
-            rec = {"kind": kind, "position": posid, "cube": cube, "owner": owner,
+            cls = tally(board, "cube", err * cube, err > BLUNDER)
+            rec = {"kind": kind, "class": cls, "position": posid, "cube": cube, "owner": owner,
                    "reply": reply, "gnubg": text, "nd": nd, "dt": dt, "dp": dp, "error": err,
                    "engine": [e.get("nd"), e.get("dt"), e.get("dp")]}
             if err > 1e-9:
@@ -166,7 +210,7 @@ def in_gnubg(log_path, out_path, plies, every, games, detail_path, cube_every=1)
                 detail.write(json.dumps(rec) + "\n")
     with open(out_path, "w") as f:
         json.dump({"moves": mv, "cube": cb, "plies": plies, "every": every, "games": games,
-                   "cube_every": cube_every}, f)
+                   "cube_every": cube_every, "by_class": by_class, "screen": screen}, f)
 
 
 def summary(r, log, elapsed):
@@ -205,6 +249,9 @@ def summary(r, log, elapsed):
       % (ncube, cb["double"], cb["doubles"], cb["take"], cb["takes"], cb["drops"]))
     p("  total error %.2f (points %.2f); per game %.4f (points %.4f); per decision %.4f"
       % (cb["err"], cb["pts"], cb["err"] / games, cb["pts"] / games, cb["err"] / max(1, ncube)))
+    if cb.get("screened"):
+        p("  (%d of them right by more than %.2f at 0 plies, counted as right without a %d-ply "
+          "evaluation)" % (cb["screened"] * ce, r.get("screen", 0.0), r["plies"]))
     p("  blunders: %d" % cb["blunders"])
     for k, label in [("missed_double", "missed doubles"),
                      ("wrong_double", "wrong doubles (should not double)"),
@@ -217,6 +264,19 @@ def summary(r, log, elapsed):
     p("share of points lost: chequer %.0f%%, cube %.0f%% (total %.4f points per game)"
       % (100.0 * mv["pts"] * scale / max(1e-9, tot_pts), 100.0 * cb["pts"] / max(1e-9, tot_pts),
          tot_pts / games))
+    if r.get("by_class"):
+        p("")
+        p("by gnubg's position class (points lost per game; sampled figures scaled as above):")
+        p("  %-9s %7s %9s %9s   %6s %9s %9s" % ("class", "plays", "pts/game", "blunders",
+                                                "cube", "pts/game", "blunders"))
+        for name in CLASS_ORDER:
+            c = r["by_class"].get(name)
+            if not c:
+                continue
+            p("  %-9s %7d %9.4f %9d   %6d %9.4f %9d"
+              % (name, round(c["play"] * scale), c["play_pts"] * scale / games,
+                 round(c["play_blunders"] * scale), c["cube"] * ce,
+                 c["cube_pts"] * ce / games, c["cube_blunders"] * ce))
     p("")
     p("largest chequer errors:")
     for t in mv["top"]:
@@ -235,21 +295,36 @@ def main():
     import time
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("log")
+    ap.add_argument("log", nargs="+", help="decision logs (several: judged as one, in order)")
     ap.add_argument("--plies", type=int, default=0)
     ap.add_argument("--every", type=int, default=1, help="evaluate every K-th chequer play")
     ap.add_argument("--cube-every", type=int, default=1,
                     help="evaluate every K-th cube decision (counts scaled by K)")
+    ap.add_argument("--screen", type=float, default=0.1,
+                    help="with --plies above 0: a cube decision that 0 plies find right by more "
+                    "than this (cubeful equity) is not judged again (0: judge every one)")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--detail", help="write one JSON line per evaluated decision here")
     ap.add_argument("--out", help="also write the summary here")
     ap.add_argument("--nice", type=int, default=5)
     args = ap.parse_args()
+    for path in args.log:
+        if not os.path.isfile(path):
+            print("error: %s is not a file" % path, file=sys.stderr)
+            sys.exit(2)
+    log = os.path.abspath(args.log[0])
+    if len(args.log) > 1:  # duel_gnubg.py --keep-logs keeps one log per chunk
+        fd, log = tempfile.mkstemp(suffix=".jsonl")
+        with os.fdopen(fd, "w") as out:
+            for path in args.log:
+                with open(path) as f:
+                    out.write(f.read())
     res = tempfile.NamedTemporaryFile(delete=False, suffix=".json").name
-    env = dict(os.environ, DUEL_ERRORS_LOG=os.path.abspath(args.log), DUEL_ERRORS_OUT=res,
+    env = dict(os.environ, DUEL_ERRORS_LOG=log, DUEL_ERRORS_OUT=res,
                DUEL_ERRORS_PLIES=str(args.plies), DUEL_ERRORS_EVERY=str(max(1, args.every)),
                DUEL_ERRORS_GAMES=str(args.games),
                DUEL_ERRORS_CUBE_EVERY=str(max(1, args.cube_every)),
+               DUEL_ERRORS_SCREEN=str(args.screen),
                DUEL_ERRORS_DETAIL=os.path.abspath(args.detail) if args.detail else "",
                DUEL_SCRIPTS_DIR=os.path.dirname(os.path.abspath(__file__)))
     started = time.time()
@@ -263,10 +338,13 @@ def main():
         sys.exit("error: gnubg did not produce a result")
     finally:
         os.unlink(res)
+        if len(args.log) > 1:
+            os.unlink(log)
     for l in g.stdout.splitlines():
         if l.startswith("skipped "):
             print(l)
-    text = summary(r, args.log, elapsed)
+    text = summary(r, args.log[0] if len(args.log) == 1 else "%d logs (%s ...)"
+                   % (len(args.log), args.log[0]), elapsed)
     print(text)
     if args.out:
         with open(args.out, "w") as f:
@@ -280,6 +358,7 @@ if __name__ == "__main__":
                  int(os.environ.get("DUEL_ERRORS_EVERY", "1")),
                  int(os.environ.get("DUEL_ERRORS_GAMES", "1000")),
                  os.environ.get("DUEL_ERRORS_DETAIL") or None,
-                 int(os.environ.get("DUEL_ERRORS_CUBE_EVERY", "1")))
+                 int(os.environ.get("DUEL_ERRORS_CUBE_EVERY", "1")),
+                 float(os.environ.get("DUEL_ERRORS_SCREEN", "0")))
     else:
         main()

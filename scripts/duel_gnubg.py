@@ -56,12 +56,18 @@ for that roll less the mean over the 21 rolls, times the cube). Every roll's luc
 zero whatever the evaluator, so the adjusted mean estimates the same points a game as the
 plain one with far less of the dice's noise; the evaluator's quality only sets how much less.
 gnubg here judges the dice, not Tabula's decisions.
+
+`--keep-logs DIR` keeps each chunk's decision log (DIR/decisions-FIRST-SEAT.jsonl) and, with
+--luck, its saved session (DIR/session-FIRST-SEAT.sgf), so that scripts/duel_errors.py can
+split the points Tabula loses into chequer play and cube, and gnubg can analyse the games at
+more plies; an existing file is not overwritten (the chunk fails).
 """
 
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -368,12 +374,27 @@ def play_chunk(args, first, count, seat):
     moves = [e for e in entries if e.get("kind") == "move"]
     cube = [e for e in entries if e.get("kind") in ("double", "take")]
     check = gnubg_recheck(log, args.nice)
-    os.unlink(log)
+    if args.keep_logs:  # the decision log, for scripts/duel_errors.py (never overwritten)
+        kept = os.path.join(args.keep_logs, "decisions-%06d-%d.jsonl" % (first, seat))
+        if os.path.exists(kept):
+            os.unlink(log)
+            raise RuntimeError("%s exists: not overwritten" % kept)
+        shutil.move(log, kept)
+    else:
+        os.unlink(log)
     luck = {}
     if args.luck:
         analysis = gnubg_luck(sgf, args.nice)
         if os.path.exists(sgf):
-            os.unlink(sgf)
+            if args.keep_logs:  # the session too, for an analysis at more plies
+                kept_sgf = os.path.join(args.keep_logs, "session-%06d-%d.sgf" % (first, seat))
+                if os.path.exists(kept_sgf):
+                    os.unlink(sgf)
+                    os.rmdir(sgf_dir)
+                    raise RuntimeError("%s exists: not overwritten" % kept_sgf)
+                shutil.move(sgf, kept_sgf)
+            else:
+                os.unlink(sgf)
         os.rmdir(sgf_dir)
         # The analysis must see the games gnubg reported, point for point.
         if analysis["actual"] != [float(p) for p in points] and not analysis["problems"]:
@@ -467,9 +488,6 @@ def duplicate_main(args):
     elif args.resume or args.report or args.replay:
         return "error: %s does not exist, nothing to %s" % (
             args.out, "resume" if args.resume else "report" if args.report else "replay")
-    else:
-        with open(args.out, "w") as f:
-            f.write(json.dumps(header) + "\n")
 
     if args.replay:
         return replay(args, done)
@@ -480,6 +498,15 @@ def duplicate_main(args):
     todo = [(first, min(args.chunk, seeds - first), seat)
             for first in range(0, seeds, args.chunk) for seat in (0, 1)
             if (first, seat) not in done]
+    if args.keep_logs:  # refused before the games, not after them
+        for first, _, seat in todo:
+            for name in ("decisions-%06d-%d.jsonl", "session-%06d-%d.sgf"):
+                path = os.path.join(args.keep_logs, name % (first, seat))
+                if os.path.exists(path):
+                    return "error: %s exists (not overwritten)" % path
+    if not os.path.exists(args.out):
+        with open(args.out, "w") as f:
+            f.write(json.dumps(header) + "\n")
     lock = threading.Lock()
     started = time.time()
     failures = []
@@ -633,6 +660,10 @@ def main():
                     "luck analysis of the saved games")
     ap.add_argument("--engine-arg", action="append", default=[],
                     help="--duplicate: one more argument for `tabula backgammon external`")
+    ap.add_argument("--keep-logs", metavar="DIR",
+                    help="--duplicate: keep each chunk's decision log in DIR (an existing "
+                    "directory), as decisions-FIRST-SEAT.jsonl, for scripts/duel_errors.py; "
+                    "with --luck also the session, as session-FIRST-SEAT.sgf")
     ap.add_argument("--worst", type=int, default=0,
                     help="--duplicate: the report lists the N games worst for tabula")
     ap.add_argument("--replay", action="append", default=[], metavar="GAME,SEAT",
@@ -650,7 +681,11 @@ def main():
         sys.exit(2)
     if args.games < 1:
         sys.exit("error: GAMES must be at least 1")
+    if args.keep_logs and not os.path.isdir(args.keep_logs):
+        print("error: --keep-logs %s is not a directory" % args.keep_logs, file=sys.stderr)
+        sys.exit(2)
     for flag, given in (("--luck", args.luck), ("--report", args.report),
+                        ("--keep-logs", args.keep_logs),
                         ("--replay", args.replay), ("--worst", args.worst)):
         if given and not args.duplicate:
             print("error: %s goes with --duplicate" % flag, file=sys.stderr)
