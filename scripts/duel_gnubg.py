@@ -507,47 +507,25 @@ def duplicate_main(args):
     if not os.path.exists(args.out):
         with open(args.out, "w") as f:
             f.write(json.dumps(header) + "\n")
-    lock = threading.Lock()
     started = time.time()
-    failures = []
 
-    def worker():
-        while True:
-            with lock:
-                if not todo or failures:
-                    return
-                first, count, seat = todo.pop(0)
-            try:
-                rec = play_chunk(args, first, count, seat)
-            except Exception as e:  # a chunk that fails stops the run; done ones are kept
-                with lock:
-                    failures.append("seeds %d..%d seat %d: %s" % (first, first + count, seat, e))
-                return
-            with lock:
-                if len(rec["points"]) != count:
-                    failures.append("seeds %d..%d seat %d: %d of %d games reported"
-                                    % (first, first + count, seat, len(rec["points"]), count))
-                    return
-                with open(args.out, "a") as f:
-                    f.write(json.dumps(rec) + "\n")
-                    f.flush()
-                    os.fsync(f.fileno())
-                done[(first, seat)] = rec
-                games_done = sum(len(r["points"]) for r in done.values())
-                print("progress: %d/%d games, %.0f s" % (games_done, args.games,
-                                                         time.time() - started),
-                      file=sys.stderr, flush=True)
+    def check(item, rec):
+        first, count, seat = item
+        if isinstance(rec, Exception):  # a chunk that fails stops the run; done ones are kept
+            return "seeds %d..%d seat %d: %s" % (first, first + count, seat, rec)
+        if len(rec["points"]) != count:
+            return "seeds %d..%d seat %d: %d of %d games reported" % (
+                first, first + count, seat, len(rec["points"]), count)
+        return None
 
-    threads = [threading.Thread(target=worker) for _ in range(args.jobs)]
-    for t in threads:
-        t.start()
-    try:
-        for t in threads:
-            t.join()
-    except KeyboardInterrupt:
-        print("interrupted: finished chunks are kept in %s (--resume)" % args.out,
-              file=sys.stderr)
-        os._exit(130)
+    def kept(item, rec):
+        done[(item[0], item[2])] = rec
+        games_done = sum(len(r["points"]) for r in done.values())
+        print("progress: %d/%d games, %.0f s" % (games_done, args.games, time.time() - started),
+              file=sys.stderr, flush=True)
+
+    failures = run_jobs(todo, args.jobs, lambda item: play_chunk(args, *item), args.out,
+                        check, kept, "finished chunks are kept in %s (--resume)" % args.out)
     report_duplicate(args, done)
     for f in failures:
         print("error: " + f, file=sys.stderr)
@@ -555,6 +533,48 @@ def duplicate_main(args):
               or r["not_reparsed"] for r in done.values())
     complete = sum(len(r["points"]) for r in done.values()) == args.games
     return 0 if complete and not bad and not failures else 1
+
+
+def run_jobs(todo, jobs, work, out_path, check, kept, interrupted):
+    """Runs `work(item)` for the items of `todo` (taken in order) on `jobs` threads. Each
+    result (or the exception `work` raised) goes to `check(item, result)`: an error line stops
+    the run (no new items are started), None keeps the result, appended to `out_path` as one
+    JSON line and synced before `kept(item, result)` is called. Ctrl-C prints
+    `interrupted` and exits with 130; what was appended stays. Returns the error lines."""
+    lock = threading.Lock()
+    failures = []
+
+    def worker():
+        while True:
+            with lock:
+                if not todo or failures:
+                    return
+                item = todo.pop(0)
+            try:
+                result = work(item)
+            except Exception as e:  # reported by check
+                result = e
+            with lock:
+                problem = check(item, result)
+                if problem:
+                    failures.append(problem)
+                    return
+                with open(out_path, "a") as f:
+                    f.write(json.dumps(result) + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+                kept(item, result)
+
+    threads = [threading.Thread(target=worker) for _ in range(jobs)]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            t.join()
+    except KeyboardInterrupt:
+        print("interrupted: " + interrupted, file=sys.stderr)
+        os._exit(130)
+    return failures
 
 
 def by_seed_and_seat(done, field):

@@ -29,7 +29,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 
 GNUBG = os.environ.get("GNUBG", "/usr/games/gnubg")
 SIDES = ("tabula", "gnubg")
@@ -161,39 +160,24 @@ def main():
                     sys.exit(2)
                 done[r["sgf"]] = r
     todo = [p for p in args.sgf if os.path.basename(p) not in done]
-    lock = threading.Lock()
-    failures = []
 
-    def worker():
-        while True:
-            with lock:
-                if not todo or failures:
-                    return
-                path = todo.pop(0)
-            r = analyse(path, args.plies, args.nice)
-            with lock:
-                if isinstance(r, str):
-                    failures.append(r)
-                    return
-                with open(args.out, "a") as f:
-                    f.write(json.dumps(r) + "\n")
-                    f.flush()
-                    os.fsync(f.fileno())
-                done[r["sgf"]] = r
-                print("progress: %d/%d sessions" % (
-                    sum(1 for p in args.sgf if os.path.basename(p) in done), len(args.sgf)),
-                    file=sys.stderr, flush=True)
+    def check(path, r):
+        if isinstance(r, Exception):
+            return "%s: %s" % (path, r)
+        return r if isinstance(r, str) else None
 
-    threads = [threading.Thread(target=worker) for _ in range(args.jobs)]
-    for t in threads:
-        t.start()
-    try:
-        for t in threads:
-            t.join()
-    except KeyboardInterrupt:
-        print("interrupted: finished sessions are kept in %s (--resume)" % args.out,
-              file=sys.stderr)
-        os._exit(130)
+    def kept(path, r):
+        done[r["sgf"]] = r
+        print("progress: %d/%d sessions" % (
+            sum(1 for p in args.sgf if os.path.basename(p) in done), len(args.sgf)),
+            file=sys.stderr, flush=True)
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from duel_gnubg import run_jobs
+
+    failures = run_jobs(todo, args.jobs, lambda path: analyse(path, args.plies, args.nice),
+                        args.out, check, kept,
+                        "finished sessions are kept in %s (--resume)" % args.out)
     records = [done[os.path.basename(p)] for p in args.sgf if os.path.basename(p) in done]
     if records:
         print(summary(records))
