@@ -4,10 +4,9 @@ chequer-play errors and cube errors, as judged by GNU Backgammon.
     python3 scripts/duel_errors.py LOG [LOG ...] [--plies 0] [--every 1] [--cube-every 1]
                                    [--games 1000] [--detail FILE.jsonl] [--out FILE]
 
-(several LOGs, e.g. the per-chunk logs of `duel_gnubg.py --duplicate --keep-logs DIR`, are
-judged as one log)
 runs gnubg (`gnubg -t -q -r -p scripts/duel_errors.py` with DUEL_ERRORS_LOG etc. in the
-environment; this file is the in-gnubg script too) and prints a summary.
+environment; this file is the in-gnubg script too) and prints a summary. Several LOGs (the
+per-chunk logs of `duel_gnubg.py --duplicate --keep-logs DIR`) are judged as one log.
 
 Money game, Jacoby off, no beavers (as in the duel). All equities are gnubg's cubeful equities,
 normalised to a 1-point cube (gnubg's convention); "points" figures multiply each error by the
