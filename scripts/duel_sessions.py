@@ -24,11 +24,14 @@ construction). 25 games take about 2 minutes a core at 2 plies.
 """
 
 import json
-import math
 import os
 import subprocess
 import sys
 import tempfile
+
+if "__file__" in globals():  # the driver; inside gnubg this file runs without a __file__
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from duel_gnubg import mean_ci, run_jobs
 
 GNUBG = os.environ.get("GNUBG", "/usr/games/gnubg")
 SIDES = ("tabula", "gnubg")
@@ -88,14 +91,6 @@ def record_ok(r, plies):
                     isinstance(g[w].get(k), (int, float)) for k in
                     ("chequer", "cube", "plays", "cube_decisions", "actual", "luck_adjusted"))
                 for w in SIDES) for g in r["games"]))
-
-
-def mean_ci(xs):
-    n = len(xs)
-    if n < 2:
-        return (xs[0] if xs else 0.0), float("inf")
-    m = sum(xs) / n
-    return m, 1.96 * math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1) / n)
 
 
 def summary(records):
@@ -171,9 +166,6 @@ def main():
         print("progress: %d/%d sessions" % (
             sum(1 for p in args.sgf if os.path.basename(p) in done), len(args.sgf)),
             file=sys.stderr, flush=True)
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from duel_gnubg import run_jobs
 
     failures = run_jobs(todo, args.jobs, lambda path: analyse(path, args.plies, args.nice),
                         args.out, check, kept,
