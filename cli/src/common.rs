@@ -273,6 +273,20 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
     }
 }
 
+/// Parses a count that must be at least 1 (`--nodes`, `--trials`, `--games`, …): clap's own
+/// range check would name the type's maximum (`not in 1..18446744073709551615`), which says
+/// nothing to a user.
+pub fn parse_positive<T>(text: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + From<u8> + PartialOrd,
+{
+    match text.trim().parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        Ok(_) => Err("must be at least 1".into()),
+        Err(_) => Err("expected a whole number, at least 1".into()),
+    }
+}
+
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A flag that Ctrl-C sets, for searches to poll: the first Ctrl-C stops the running search,
@@ -414,7 +428,7 @@ pub struct SearchArgs {
     #[arg(long, value_parser = parse_seconds)]
     pub time: Option<std::time::Duration>,
     /// Stop after this many nodes (the search then reports what it proved).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = parse_positive::<u64>)]
     pub nodes: Option<u64>,
 }
 

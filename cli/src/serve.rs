@@ -22,10 +22,10 @@ pub struct Args {
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     max_time: u64,
     /// The most nodes a request may ask (default: only time bounds a search).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = crate::common::parse_positive::<u64>)]
     max_nodes: Option<u64>,
     /// A search's time when the request gives no budget, in milliseconds.
-    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 1_000, value_parser = crate::common::parse_positive::<u64>)]
     default_time: u64,
     /// The transposition table of each search, in MiB.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=MAX_TABLE_MIB))]

@@ -233,12 +233,22 @@ fn text_output_and_progress() {
 fn bad_input_is_refused_with_one_line() {
     let r = ["backgammon", "rollout"];
     let with = |extra: &[&'static str]| [&r[..], extra].concat();
-    assert_bad_input(&with(&["--trials", "0"]), "--trials");
+    assert_bad_input(
+        &with(&["--trials", "0"]),
+        "--trials <TRIALS>': must be at least 1",
+    );
     assert_bad_input(&with(&["--trials", "x"]), "--trials");
+    assert_bad_input(
+        &with(&["--trials", "1.5"]),
+        "expected a whole number, at least 1",
+    );
     assert_bad_input(&with(&["--threads", "0"]), "--threads");
     assert_bad_input(&with(&["--threads", "257"]), "--threads");
     assert_bad_input(&with(&["--plies", "4"]), "--plies 4: at most 3");
-    assert_bad_input(&with(&["--truncate", "0"]), "--truncate");
+    assert_bad_input(
+        &with(&["--truncate", "0"]),
+        "--truncate <TRUNCATE>': must be at least 1",
+    );
     assert_bad_input(&with(&["--dice", "71"]), "invalid dice");
     assert_bad_input(&with(&["--position", "nonsense"]), "invalid Position ID");
     assert_bad_input(&with(&["--match-id", "zz"]), "invalid Match ID");

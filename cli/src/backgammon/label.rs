@@ -22,7 +22,7 @@ pub struct LabelArgs {
     out: PathBuf,
     /// Self-play games to reach in all (a resumed run counts those already in the file);
     /// rounded up to whole chunks. With a drawn `--source`, drawn positions.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = crate::common::parse_positive::<u64>)]
     games: u64,
     /// Depth of the labelling search, 1 to 3.
     #[arg(long, default_value_t = 2)]

@@ -35,10 +35,10 @@ pub struct RolloutArgs {
     #[arg(long, short)]
     dice: Option<String>,
     /// Games played out per position or play.
-    #[arg(long, default_value_t = 1296, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 1296, value_parser = crate::common::parse_positive::<u64>)]
     trials: u64,
     /// Plies (turns) played before the evaluator scores the position (default: to the end).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = crate::common::parse_positive::<u32>)]
     truncate: Option<u32>,
     /// The players' search depth, 0 (the net alone) to 3.
     #[arg(long, default_value_t = 0)]

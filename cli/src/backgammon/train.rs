@@ -12,7 +12,7 @@ use tabula_store::{Existing, TargetLock};
 #[derive(ClapArgs, Debug)]
 pub struct TrainArgs {
     /// Total self-play games to reach (a resumed run counts those already in the file).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = crate::common::parse_positive::<u64>)]
     games: u64,
     /// Seed of the initial weights and of the dice (ignored with --resume).
     #[arg(long, default_value_t = 1)]
