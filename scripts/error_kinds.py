@@ -90,11 +90,15 @@ def main():
     ap.add_argument("detail", nargs="+")
     ap.add_argument("--class", dest="cls", default="contact")
     args = ap.parse_args()
-    rows = {k: [0, 0.0, 0.0, 0] for k in KINDS}
+    rows = {k: [0, 0.0, 0.0, 0] for k in KINDS}  # plays, error, points, blunders
     for path in args.detail:
         try:
-            with open(path) as f:
-                for n, line in enumerate(f, 1):
+            f = open(path)
+        except OSError as e:
+            fail("%s: %s" % (path, e))
+        with f:
+            for n, line in enumerate(f, 1):
+                try:
                     r = json.loads(line)
                     if r.get("kind") != "move" or r.get("class") != args.cls:
                         continue
@@ -103,16 +107,15 @@ def main():
                     x[1] += r["error"]
                     x[2] += r["error"] * r["cube"]
                     x[3] += r["error"] > BLUNDER
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            fail("%s: %s" % (path, e))
-    plays = sum(x[0] for x in rows.values())
+                except (ValueError, KeyError, TypeError, AttributeError) as e:
+                    fail("%s line %d: %s" % (path, n, e))
+    total = [sum(x[i] for x in rows.values()) for i in range(4)]
+    plays, points = total[0], total[2]
     if not plays:
         fail("no %s plays in %s" % (args.cls, " ".join(args.detail)))
-    points = sum(x[2] for x in rows.values())
     print("%s plays: %d, %.2f points lost (error x cube)" % (args.cls, plays, points))
     print("%-26s %7s %9s %8s %6s %8s" % ("kind", "plays", "mp/play", "points", "share",
                                          "blunders"))
-    total = [sum(x[i] for x in rows.values()) for i in range(4)]
     for k, (n, err, pts, bl) in [(k, rows[k]) for k in KINDS] + [("all", total)]:
         if n:
             print("%-26s %7d %9.2f %8.2f %5.0f%% %8d" % (k, n, 1000 * err / n, pts,
