@@ -1,6 +1,6 @@
 //! Backgammon neural-net evaluation speed with the shipped weights: 0-ply evaluations per
 //! second over a fixed suite of positions from seeded games (contact and race), and a 1-ply
-//! hint. Every output is checked (finite, in [0, 1], gammons within wins) before it is timed.
+//! hint; the pruning net's rate, and 2-ply hints with the last ply pruned and not. Every output is checked (finite, in [0, 1], gammons within wins) before it is timed.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -73,6 +73,72 @@ fn bench_eval(c: &mut Criterion) {
             .unwrap()
         })
     });
+    group.finish();
+
+    // The pruning net alone (`tabula_gammon::prune`), on the suite's contact positions.
+    let pruner = eval
+        .pruner
+        .as_deref()
+        .expect("the shipped nets have a pruning net");
+    let contact: Vec<Position> = positions
+        .iter()
+        .copied()
+        .filter(|p| is_contact(p) && !p.is_game_over())
+        .collect();
+    let sum: f32 = contact.iter().map(|p| pruner.equity(p)).sum();
+    assert!(
+        sum.is_finite() && contact.len() > 1000,
+        "{} positions",
+        contact.len()
+    );
+    let mut group = c.benchmark_group("backgammon-prune");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(contact.len() as u64));
+    group.bench_function("prune-net", |b| {
+        b.iter(|| {
+            contact
+                .iter()
+                .map(|p| pruner.equity(black_box(p)))
+                .sum::<f32>()
+        })
+    });
+    group.finish();
+
+    // 2-ply hints on eight contact positions of the suite, with the last ply pruned (the
+    // default) and without: every hint ranks its plays with a 2-ply best.
+    let hints: Vec<(Position, Dice)> = contact
+        .iter()
+        .step_by(contact.len() / 8)
+        .take(8)
+        .zip(Dice::ALL.iter().step_by(2))
+        .map(|(&p, &d)| (p, d))
+        .collect();
+    assert_eq!(hints.len(), 8);
+    let two_ply = |last_ply_candidates: usize| {
+        let options = SearchOptions {
+            plies: 2,
+            last_ply_candidates,
+            ..SearchOptions::default()
+        };
+        with_threads(1, || {
+            let s = Searcher::new(eval, options);
+            hints
+                .iter()
+                .map(|(p, d)| s.rank(p, *d)[0].plies)
+                .collect::<Vec<u8>>()
+        })
+        .unwrap()
+    };
+    assert!(SearchOptions::default().last_ply_candidates > 0);
+    for k in [SearchOptions::default().last_ply_candidates, 0] {
+        assert_eq!(two_ply(k), vec![2; 8], "last_ply_candidates {k}");
+    }
+    let mut group = c.benchmark_group("backgammon-2-ply");
+    group.sample_size(10);
+    group.bench_function("8-hints-pruned", |b| {
+        b.iter(|| two_ply(SearchOptions::default().last_ply_candidates))
+    });
+    group.bench_function("8-hints-full", |b| b.iter(|| two_ply(0)));
     group.finish();
 }
 

@@ -394,6 +394,10 @@ impl LeafEvaluator<BgPosition, 5> for Counting<'_> {
     fn score(&self, v: &Probabilities) -> f32 {
         self.inner.score(v)
     }
+    /// The pruning net's estimates are not counted: the unit is the full nets' evaluations.
+    fn quick_score(&self, result: &BgPosition) -> Option<f32> {
+        self.inner.quick_score(result)
+    }
 }
 
 fn backgammon_suite(quick: bool) -> Vec<Item> {

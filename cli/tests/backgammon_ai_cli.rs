@@ -84,6 +84,51 @@ fn hint_is_the_same_with_any_thread_count() {
     assert_eq!(stdout(&one), stdout(&three));
 }
 
+/// At one ply the pruning net can only hide an opponent's reply that the full nets would have
+/// liked better: every candidate's equity with it is at least its equity with `--no-prune`,
+/// and the two differ somewhere (so the pruning is on by default).
+#[test]
+fn the_pruned_last_ply_never_finds_a_better_reply() {
+    let equities = |extra: &[&str]| -> Vec<(String, f64)> {
+        let mut args = vec![
+            "backgammon",
+            "hint",
+            "--position",
+            "bLsbAgDutg0AEA",
+            "--dice",
+            "21",
+            "--plies",
+            "1",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let v = json_of(&args);
+        let mut out: Vec<(String, f64)> = v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["plies"] == 1)
+            .map(|m| {
+                (
+                    m["play"].as_str().unwrap().to_string(),
+                    m["equity"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    };
+    let pruned = equities(&[]);
+    let full = equities(&["--no-prune"]);
+    assert_eq!(pruned.len(), full.len());
+    assert!(pruned.len() > 3);
+    for ((play, p), (same, f)) in pruned.iter().zip(&full) {
+        assert_eq!(play, same);
+        assert!(p >= &(f - 1e-6), "{play}: pruned {p}, full {f}");
+    }
+    assert!(pruned.iter().zip(&full).any(|(p, f)| p.1 > f.1 + 1e-6));
+}
+
 #[test]
 fn hint_two_plies_in_a_race_and_xgid_input() {
     // A race: bearing off against a few checkers left; XGID input with the dice in it.
@@ -164,10 +209,15 @@ fn the_cube_nets_decide_the_cube_and_the_play_nets_play() {
         json_of(&args)
     };
     for dice in [None, Some("31")] {
-        let shipped = hint(&[], dice);
+        // Weights files have no pruning net: the shipped nets without theirs.
+        let shipped = hint(&["--no-prune"], dice);
         let files = hint(&["--weights", &plays, "--cube-weights", &cube], dice);
         assert_eq!(shipped, files, "the shipped evaluator is the two files");
-        let old = hint(&["--cube-weights", &plays], dice);
+        if dice.is_none() {
+            // Before the roll the cube nets decide, and they have no pruning net.
+            assert_eq!(hint(&[], dice), shipped);
+        }
+        let old = hint(&["--cube-weights", &plays, "--no-prune"], dice);
         assert_eq!(old, hint(&["--weights", &plays], dice));
         match dice {
             Some(_) => assert_eq!(shipped["moves"], old["moves"], "the same plays"),

@@ -130,37 +130,7 @@ impl Inputs {
         };
         let counts = [pos.counts(Side::OnRoll), pos.counts(Side::Opponent)];
         // Checkers borne off, each side (for the race units too).
-        let mut offs = [0u32; 2];
-        for (s, counts) in counts.iter().enumerate() {
-            let base = s * SIDE_INPUTS;
-            let mut on_board = 0u32;
-            let mut pips = 0u32;
-            for (i, &n) in counts.iter().enumerate() {
-                on_board += n as u32;
-                pips += (i as u32 + 1) * n as u32;
-            }
-            for (i, &n) in counts[..BAR].iter().enumerate() {
-                // All four units written, the first min(n, 4) of them kept: no branch on
-                // the count (a point's units are consecutive, and the next write starts
-                // where the kept ones end).
-                let u = (base + 4 * i) as u16;
-                let at = x.len;
-                x.index[at..at + 4].copy_from_slice(&[u, u + 1, u + 2, u + 3]);
-                x.value[at..at + 4].copy_from_slice(&POINT_UNITS[n as usize & 15]);
-                x.len += (n as usize).min(4);
-            }
-            if counts[BAR] > 0 {
-                x.push(base + 96, counts[BAR] as f32 / 2.0);
-            }
-            let off = 15 - on_board.min(15);
-            offs[s] = off;
-            if off > 0 {
-                x.push(base + 97, off as f32 / 15.0);
-            }
-            if pips > 0 {
-                x.push(base + 98, pips as f32 / 167.0);
-            }
-        }
+        let offs = x.push_raw(&counts);
         let masks = counts.map(|c| PointMasks::new(&c));
         for s in 0..2 {
             let f = side_features(&masks[s], &masks[1 - s]);
@@ -219,6 +189,56 @@ impl Inputs {
             }
         }
         x
+    }
+
+    /// The raw board units alone ([`RAW_INPUTS`]: TD-Gammon's encoding of both sides), for a
+    /// net that takes no computed features (the search's [`crate::prune::Pruner`]).
+    pub fn raw(pos: &Position) -> Inputs {
+        let mut x = Inputs {
+            index: [0; INPUTS],
+            value: [0.0; INPUTS],
+            len: 0,
+        };
+        x.push_raw(&[pos.counts(Side::OnRoll), pos.counts(Side::Opponent)]);
+        x
+    }
+
+    /// Pushes the raw board units of both sides; returns each side's checkers borne off.
+    #[inline(always)]
+    fn push_raw(&mut self, counts: &[[u8; 25]; 2]) -> [u32; 2] {
+        let x = self;
+        let mut offs = [0u32; 2];
+        for (s, counts) in counts.iter().enumerate() {
+            let base = s * SIDE_INPUTS;
+            let mut on_board = 0u32;
+            let mut pips = 0u32;
+            for (i, &n) in counts.iter().enumerate() {
+                on_board += n as u32;
+                pips += (i as u32 + 1) * n as u32;
+            }
+            for (i, &n) in counts[..BAR].iter().enumerate() {
+                // All four units written, the first min(n, 4) of them kept: no branch on
+                // the count (a point's units are consecutive, and the next write starts
+                // where the kept ones end).
+                let u = (base + 4 * i) as u16;
+                let at = x.len;
+                x.index[at..at + 4].copy_from_slice(&[u, u + 1, u + 2, u + 3]);
+                x.value[at..at + 4].copy_from_slice(&POINT_UNITS[n as usize & 15]);
+                x.len += (n as usize).min(4);
+            }
+            if counts[BAR] > 0 {
+                x.push(base + 96, counts[BAR] as f32 / 2.0);
+            }
+            let off = 15 - on_board.min(15);
+            offs[s] = off;
+            if off > 0 {
+                x.push(base + 97, off as f32 / 15.0);
+            }
+            if pips > 0 {
+                x.push(base + 98, pips as f32 / 167.0);
+            }
+        }
+        offs
     }
 
     #[inline]

@@ -17,6 +17,8 @@
 //! - [`bearoff`]: exact race endings (bear-offs from the one-sided bearoff database, and races
 //!   where a side has only a few checkers left), used by the [`Evaluator`] when one is attached.
 //! - [`baseline`]: simple opponents (pip-count racer, random) and seeded games against them.
+//! - [`prune`]: the small net that pre-ranks the plays at a search's last ply (gnubg's pruning
+//!   nets), shipped in `data/prune.tnet`.
 //! - [`search`]: 0- to 3-ply expectimax with move filtering, rayon over the rolls (results
 //!   identical for any thread count) and a position cache: the backgammon instance of
 //!   `tabula_solver::expectimax`.
@@ -41,6 +43,7 @@ pub mod cubeful;
 pub mod inputs;
 pub mod label;
 pub mod net;
+pub mod prune;
 pub mod rng;
 pub mod rollout;
 pub mod search;

@@ -504,6 +504,10 @@ pub struct Evaluator {
     /// ([`Evaluator::for_cube`]), the plays from these nets. Its exact endings are always
     /// this evaluator's.
     pub cube: Option<std::sync::Arc<Evaluator>>,
+    /// The small net fitted to these nets that pre-ranks the plays at a search's last ply
+    /// ([`crate::prune`]); the shipped nets have one ([`crate::weights::builtin`]). Changing
+    /// a net through [`Evaluator::net_mut`] drops it: it was fitted to the nets as they were.
+    pub pruner: Option<std::sync::Arc<crate::prune::Pruner>>,
 }
 
 impl Evaluator {
@@ -515,7 +519,14 @@ impl Evaluator {
             race: Net::random(race_hidden, rng),
             bearoff: None,
             cube: None,
+            pruner: None,
         }
+    }
+
+    /// These nets with `pruner`, the pruning net fitted to them.
+    pub fn with_pruner(mut self, pruner: crate::prune::Pruner) -> Evaluator {
+        self.pruner = Some(std::sync::Arc::new(pruner));
+        self
     }
 
     /// The same nets for plays, with `cube`'s nets for cube decisions ([`Evaluator::cube`]);
@@ -524,6 +535,7 @@ impl Evaluator {
         let cube = Evaluator {
             bearoff: self.bearoff.clone(),
             cube: None,
+            pruner: None,
             ..cube
         };
         Evaluator {
@@ -577,6 +589,7 @@ impl Evaluator {
 
     /// The same, to train.
     pub fn net_mut(&mut self, class: NetClass) -> &mut Net {
+        self.pruner = None;
         match class {
             NetClass::Contact => &mut self.contact,
             NetClass::Crashed => self.crashed.as_mut().unwrap_or(&mut self.contact),

@@ -117,6 +117,10 @@ pub enum ShapeError {
     WeightsLength { found: usize, expected: usize },
     /// A first-format file longer than any usable one.
     LegacyTooLong { len: u64, max: u64 },
+    /// A pruning net ([`crate::prune`]) of another shape than this build's.
+    PrunerShape { inputs: usize, hidden: usize },
+    /// A weight that is not a finite number (its index among the floats).
+    NotFinite { at: usize },
 }
 
 impl fmt::Display for ShapeError {
@@ -150,6 +154,14 @@ impl fmt::Display for ShapeError {
             ShapeError::WeightsLength { found, expected } => {
                 write!(f, "{found} bytes of weights, the shapes need {expected}")
             }
+            ShapeError::PrunerShape { inputs, hidden } => write!(
+                f,
+                "a pruning net of {inputs} inputs and {hidden} hidden units, this build needs \
+                 {} and {}",
+                crate::inputs::RAW_INPUTS,
+                crate::prune::PRUNE_HIDDEN
+            ),
+            ShapeError::NotFinite { at } => write!(f, "weight {at} is not a finite number"),
             ShapeError::LegacyTooLong { len, max } => {
                 write!(
                     f,
@@ -228,7 +240,7 @@ impl From<StoreError> for WeightsError {
 }
 
 /// 64-bit FNV-1a, the checksum of first-format files.
-fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
     })
@@ -329,6 +341,7 @@ fn nets(bytes: &[u8], shapes: &[(usize, usize)]) -> Result<Evaluator, WeightsErr
         race,
         bearoff: None,
         cube: None,
+        pruner: None,
     })
 }
 
@@ -532,11 +545,15 @@ fn decode_legacy(bytes: &[u8]) -> Result<NetFile, WeightsError> {
     })
 }
 
-/// The shipped evaluator, parsed once.
+/// The shipped evaluator, parsed once, with the pruning net fitted to it
+/// ([`crate::prune::BUILTIN`]).
 pub fn builtin() -> Result<&'static Evaluator, &'static WeightsError> {
     static CELL: OnceLock<Result<Evaluator, WeightsError>> = OnceLock::new();
-    CELL.get_or_init(|| NetFile::decode(BUILTIN).map(|f| f.evaluator))
-        .as_ref()
+    CELL.get_or_init(|| {
+        let nets = NetFile::decode(BUILTIN)?.evaluator;
+        Ok(nets.with_pruner(crate::prune::Pruner::decode(crate::prune::BUILTIN)?))
+    })
+    .as_ref()
 }
 
 /// The shipped nets of cube decisions, parsed once: the contact and crashed nets of

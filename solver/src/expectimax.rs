@@ -38,6 +38,13 @@ pub trait LeafEvaluator<G: ChanceGame, const N: usize>: Sync {
     fn invert(&self, value: &[f32; N]) -> [f32; N];
     /// The number the player on roll maximises (higher is better).
     fn score(&self, value: &[f32; N]) -> f32;
+    /// A cheap estimate of a play's [`score`](LeafEvaluator::score) for the player who made
+    /// it (the score of `invert(evaluate(result))`), used only to choose which results of a
+    /// roll the last ply evaluates in full ([`Filter::last_ply_candidates`]); `None` where there
+    /// is none (such a result is always evaluated in full). The default has none.
+    fn quick_score(&self, _result: &G) -> Option<f32> {
+        None
+    }
 }
 
 /// How many plays are searched deeper than 0-ply.
@@ -51,6 +58,10 @@ pub struct Filter {
     pub inner_candidates: usize,
     /// The same threshold inside the search.
     pub inner_threshold: f32,
+    /// At the last ply, where the best play of each roll is taken at 0-ply: when more than
+    /// this many results have a [`LeafEvaluator::quick_score`], only the best this many by it
+    /// (and the results without one) are evaluated in full. 0: every result is.
+    pub last_ply_candidates: usize,
 }
 
 /// A play of a known roll with its value for the player who makes it.
@@ -201,12 +212,39 @@ impl<'e, G: ChanceGame, E: LeafEvaluator<G, N>, const N: usize> Expectimax<'e, G
     /// the highest scores by `total_cmp`). The last ply of every search ends here, so this
     /// is where most of a search's plays are valued.
     fn best_zero(&self, results: &[G]) -> [f32; N] {
+        let keep = self.filter.last_ply_candidates;
+        let mut chosen = Vec::new();
+        if keep > 0 && results.len() > keep {
+            let quick: Vec<Option<f32>> =
+                results.iter().map(|r| self.eval.quick_score(r)).collect();
+            let mut estimated: Vec<usize> =
+                (0..results.len()).filter(|&i| quick[i].is_some()).collect();
+            if estimated.len() > keep {
+                let score = |i: usize| quick[i].unwrap_or(f32::NEG_INFINITY);
+                // Best estimate first, ties in generation order: the same few for any
+                // order of evaluation.
+                estimated.select_nth_unstable_by(keep - 1, |&a, &b| {
+                    score(b).total_cmp(&score(a)).then(a.cmp(&b))
+                });
+                estimated.truncate(keep);
+                chosen = (0..results.len())
+                    .filter(|&i| quick[i].is_none())
+                    .chain(estimated)
+                    .collect();
+                chosen.sort_unstable();
+            }
+        }
         let mut best: Option<(f32, [f32; N])> = None;
-        for r in results {
+        let mut consider = |r: &G| {
             let (value, score) = self.zero_for_mover(r);
             if best.is_none_or(|(s, _)| score.total_cmp(&s).is_gt()) {
                 best = Some((score, value));
             }
+        };
+        if chosen.is_empty() {
+            results.iter().for_each(&mut consider);
+        } else {
+            chosen.iter().for_each(|&i| consider(&results[i]));
         }
         best.expect("at least one result").1
     }
@@ -380,7 +418,62 @@ mod tests {
             threshold: 1.0,
             inner_candidates: 8,
             inner_threshold: 1.0,
+            last_ply_candidates: 0,
         }
+    }
+
+    /// [`Pips`] with a quick score at the last ply: its own (exact) one, or the reverse.
+    struct Quick {
+        reversed: bool,
+    }
+
+    impl LeafEvaluator<Race, 1> for Quick {
+        fn terminal(&self, pos: &Race) -> Option<[f32; 1]> {
+            Pips.terminal(pos)
+        }
+        fn evaluate(&self, pos: &Race) -> [f32; 1] {
+            Pips.evaluate(pos)
+        }
+        fn invert(&self, v: &[f32; 1]) -> [f32; 1] {
+            Pips.invert(v)
+        }
+        fn score(&self, v: &[f32; 1]) -> f32 {
+            Pips.score(v)
+        }
+        fn quick_score(&self, result: &Race) -> Option<f32> {
+            let exact = Pips.score(&Pips.invert(&Pips.evaluate(result)));
+            Some(if self.reversed { -exact } else { exact })
+        }
+    }
+
+    /// At the last ply only the best `last_ply_candidates` results by the quick score are
+    /// evaluated: an exact quick score changes nothing, a reversed one keeps the worst play
+    /// of the roll of 3 (the only roll with two), and 0 turns the pruning off.
+    #[test]
+    fn last_ply_pruning_keeps_the_best_by_the_quick_score() {
+        let pruned = Filter {
+            last_ply_candidates: 1,
+            ..filter()
+        };
+        let pos = Race { me: 9, opp: 8 };
+        let plain = Expectimax::new(&Pips, filter(), 64);
+        let exact = Expectimax::new(&Quick { reversed: false }, pruned, 64);
+        let reversed = Expectimax::new(&Quick { reversed: true }, pruned, 64);
+        let off = Expectimax::new(&Quick { reversed: true }, filter(), 64);
+        for plies in 1..=3 {
+            let want = plain.evaluate(&pos, plies);
+            assert_eq!(exact.evaluate(&pos, plies), want, "{plies} plies");
+            assert_eq!(off.evaluate(&pos, plies), want, "{plies} plies");
+        }
+        // One ply: the roll of 3 is valued by its worse play, 1 pip instead of 3.
+        let worse = Pips.invert(&Pips.evaluate(&Race { me: 8, opp: 8 }))[0];
+        let better = Pips.invert(&Pips.evaluate(&Race { me: 8, opp: 6 }))[0];
+        assert!(worse < better);
+        let expected = 0.25 * f64::from(Pips.invert(&Pips.evaluate(&Race { me: 8, opp: 8 }))[0])
+            + 0.25 * f64::from(Pips.invert(&Pips.evaluate(&Race { me: 8, opp: 7 }))[0])
+            + 0.5 * f64::from(worse);
+        assert_eq!(reversed.evaluate(&pos, 1), [expected as f32]);
+        assert!(reversed.evaluate(&pos, 1)[0] < plain.evaluate(&pos, 1)[0]);
     }
 
     #[test]
