@@ -529,8 +529,22 @@ impl Evaluator {
         self
     }
 
+    /// The same nets without a pruning net, nor one for the cube's nets: every search values
+    /// every play.
+    pub fn without_pruner(mut self) -> Evaluator {
+        self.pruner = None;
+        if let Some(cube) = self.cube.take() {
+            self.cube = Some(std::sync::Arc::new(Evaluator {
+                pruner: None,
+                ..(*cube).clone()
+            }));
+        }
+        self
+    }
+
     /// The same nets for plays, with `cube`'s nets for cube decisions ([`Evaluator::cube`]);
-    /// `cube` gets these nets' exact endings.
+    /// `cube` gets these nets' exact endings, and no pruning net: the cube's searches value
+    /// every play (docs/results.md, "The last ply pruned").
     pub fn with_cube(self, cube: Evaluator) -> Evaluator {
         let cube = Evaluator {
             bearoff: self.bearoff.clone(),

@@ -670,6 +670,9 @@ impl<'e> Rollout<'e> {
         let search = SearchOptions {
             plies: options.plies,
             cache_slots: 1 << 16,
+            // The luck correction's mean (a 1-ply value: the best play of each roll) must
+            // count the plays the trials choose among: all of them, no pruning net.
+            last_ply_candidates: 0,
             ..SearchOptions::default()
         };
         Rollout {
@@ -1053,6 +1056,33 @@ mod tests {
         };
         let p = after(&Position::START, "31", "8/5 6/5");
         after(&p, "52", "13/8 13/11")
+    }
+
+    /// A rollout's luck correction needs the 1-ply mean of the plays its trials choose among,
+    /// so its searches never prune: the shipped nets with and without their pruning net roll
+    /// out to the same bits, cubeless and cubeful, at 0 and 1 ply.
+    #[test]
+    fn rollouts_do_not_use_the_pruning_net() {
+        assert!(builtin().pruner.is_some());
+        let unpruned = builtin().clone().without_pruner();
+        let pos = middle_game();
+        for (plies, cube) in [(0, None), (1, Some(CubeState::money()))] {
+            let options = RolloutOptions {
+                trials: 12,
+                truncate: Some(4),
+                plies,
+                cube,
+                seed: 3,
+                ..RolloutOptions::default()
+            };
+            let run = |eval: &Evaluator| {
+                with_threads(1, || {
+                    Rollout::new(eval, options).position(&pos, None, &mut |_| {})
+                })
+                .unwrap()
+            };
+            assert_eq!(run(builtin()), run(&unpruned), "{plies} plies");
+        }
     }
 
     #[test]

@@ -30,9 +30,9 @@ pub use tabula_solver::expectimax::{with_threads, ThreadPoolError};
 /// The default of [`SearchOptions::last_ply_candidates`]: the plays of a roll the full nets
 /// value at the last ply, the best by the pruning net. Measured (docs/results.md, "The last
 /// ply pruned"): the shipped pruning net keeps the full nets' best play among its best 6 in
-/// 95% of held-out turns; 2-ply hints take about 2.5 times fewer seconds (`tabula bench`,
-/// 32 hints), and gnubg 2-ply judges 600 contact decisions +0.03 ± 0.015 millipoints worse
-/// (8 choices changed; 4 plays: +0.07, 8: +0.016, 10: +0.04).
+/// 95% of held-out turns; 2-ply hints take 3.2 times fewer seconds (`tabula bench`, 32
+/// hints); gnubg 2-ply judges 1,200 fresh contact decisions +0.014 ± 0.015 millipoints worse
+/// (21 choices changed; 8 plays: +0.001 ± 0.013, fewer seconds saved).
 pub const LAST_PLY_CANDIDATES: usize = 6;
 
 /// The deepest search offered.

@@ -999,7 +999,8 @@ mod tests {
         assert_eq!(race, RACE_HASH, "{race:#x}");
         let crashed = net_hash(e.crashed.as_ref().expect("a crashed net"));
         assert_eq!(crashed, CUBE_CRASHED_HASH, "{crashed:#x}");
-        // The evaluator Tabula plays with: the play nets, these for the cube.
+        // The evaluator Tabula plays with: the play nets, these for the cube (without a
+        // pruning net: the cube's searches value every play).
         let shipped = shipped().unwrap();
         assert_eq!(shipped.for_cube(), e);
         assert_eq!(

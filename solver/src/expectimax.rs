@@ -212,28 +212,6 @@ impl<'e, G: ChanceGame, E: LeafEvaluator<G, N>, const N: usize> Expectimax<'e, G
     /// the highest scores by `total_cmp`). The last ply of every search ends here, so this
     /// is where most of a search's plays are valued.
     fn best_zero(&self, results: &[G]) -> [f32; N] {
-        let keep = self.filter.last_ply_candidates;
-        let mut chosen = Vec::new();
-        if keep > 0 && results.len() > keep {
-            let quick: Vec<Option<f32>> =
-                results.iter().map(|r| self.eval.quick_score(r)).collect();
-            let mut estimated: Vec<usize> =
-                (0..results.len()).filter(|&i| quick[i].is_some()).collect();
-            if estimated.len() > keep {
-                let score = |i: usize| quick[i].unwrap_or(f32::NEG_INFINITY);
-                // Best estimate first, ties in generation order: the same few for any
-                // order of evaluation.
-                estimated.select_nth_unstable_by(keep - 1, |&a, &b| {
-                    score(b).total_cmp(&score(a)).then(a.cmp(&b))
-                });
-                estimated.truncate(keep);
-                chosen = (0..results.len())
-                    .filter(|&i| quick[i].is_none())
-                    .chain(estimated)
-                    .collect();
-                chosen.sort_unstable();
-            }
-        }
         let mut best: Option<(f32, [f32; N])> = None;
         let mut consider = |r: &G| {
             let (value, score) = self.zero_for_mover(r);
@@ -241,12 +219,42 @@ impl<'e, G: ChanceGame, E: LeafEvaluator<G, N>, const N: usize> Expectimax<'e, G
                 best = Some((score, value));
             }
         };
-        if chosen.is_empty() {
-            results.iter().for_each(&mut consider);
-        } else {
-            chosen.iter().for_each(|&i| consider(&results[i]));
+        match self.last_ply_choice(results) {
+            Some(chosen) => chosen.iter().for_each(|&i| consider(&results[i])),
+            None => results.iter().for_each(&mut consider),
         }
         best.expect("at least one result").1
+    }
+
+    /// The results of one roll that the last ply values in full, in generation order, where
+    /// [`Filter::last_ply_candidates`] prunes them: the best that many by
+    /// [`LeafEvaluator::quick_score`] (ties in generation order) and every result without a
+    /// quick score. `None` where every result is valued: pruning off, or no more results with
+    /// a quick score than the filter keeps.
+    pub fn last_ply_choice(&self, results: &[G]) -> Option<Vec<usize>> {
+        let keep = self.filter.last_ply_candidates;
+        if keep == 0 || results.len() <= keep {
+            return None;
+        }
+        let quick: Vec<Option<f32>> = results.iter().map(|r| self.eval.quick_score(r)).collect();
+        let mut estimated: Vec<usize> =
+            (0..results.len()).filter(|&i| quick[i].is_some()).collect();
+        if estimated.len() <= keep {
+            return None;
+        }
+        let score = |i: usize| quick[i].unwrap_or(f32::NEG_INFINITY);
+        // Best estimate first, ties in generation order: the same few for any order of
+        // evaluation.
+        estimated.select_nth_unstable_by(keep - 1, |&a, &b| {
+            score(b).total_cmp(&score(a)).then(a.cmp(&b))
+        });
+        estimated.truncate(keep);
+        let mut chosen: Vec<usize> = (0..results.len())
+            .filter(|&i| quick[i].is_none())
+            .chain(estimated)
+            .collect();
+        chosen.sort_unstable();
+        Some(chosen)
     }
 
     /// The 0-ply value of a play's result for the mover, and its score.

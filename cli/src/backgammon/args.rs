@@ -157,9 +157,10 @@ pub(crate) struct EvaluatorArgs {
     #[arg(long = "race-db", conflicts_with = "no_bearoff")]
     race_db: Option<PathBuf>,
     /// Value every play at a search's last ply with the full nets. By default (the shipped
-    /// nets) a small pruning net ranks them first and only its best 6 of each roll are valued
-    /// in full: 2-ply searches about 2.5 times as fast, the choices judged as good within
-    /// 0.03 millipoints a decision (docs/results.md). Weights files have no pruning net.
+    /// nets) a small pruning net ranks the plays of each roll first and only its best 6 are
+    /// valued in full: 2-ply plays about 3 times as fast, judged as good (docs/results.md,
+    /// "The last ply pruned"). Cube decisions and rollouts value every play either way;
+    /// weights files have no pruning net.
     #[arg(long = "no-prune")]
     no_prune: bool,
 }
@@ -169,11 +170,8 @@ impl EvaluatorArgs {
     /// the cached database, unless `--no-bearoff`.
     pub(crate) fn load(&self) -> Result<Cow<'static, Evaluator>, CliError> {
         let mut eval = load_net(self.weights.as_deref())?;
-        if self.no_prune && eval.pruner.is_some() {
-            eval = Cow::Owned(Evaluator {
-                pruner: None,
-                ..eval.into_owned()
-            });
+        if self.no_prune {
+            eval = Cow::Owned(eval.into_owned().without_pruner());
         }
         if let Some(path) = &self.cube_weights {
             let cube = load_weights(path, "cube weights")?;
