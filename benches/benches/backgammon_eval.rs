@@ -1,6 +1,7 @@
 //! Backgammon neural-net evaluation speed with the shipped weights: 0-ply evaluations per
 //! second over a fixed suite of positions from seeded games (contact and race), and a 1-ply
-//! hint; the pruning net's rate, and 2-ply hints with the last ply pruned and not. Every output is checked (finite, in [0, 1], gammons within wins) before it is timed.
+//! hint; the pruning net's rate, and 2-ply hints with the last ply pruned and not. Every output
+//! is checked (finite, in [0, 1], gammons within wins) before it is timed.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;

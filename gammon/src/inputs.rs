@@ -210,12 +210,6 @@ impl Inputs {
         let mut offs = [0u32; 2];
         for (s, counts) in counts.iter().enumerate() {
             let base = s * SIDE_INPUTS;
-            let mut on_board = 0u32;
-            let mut pips = 0u32;
-            for (i, &n) in counts.iter().enumerate() {
-                on_board += n as u32;
-                pips += (i as u32 + 1) * n as u32;
-            }
             for (i, &n) in counts[..BAR].iter().enumerate() {
                 // All four units written, the first min(n, 4) of them kept: no branch on
                 // the count (a point's units are consecutive, and the next write starts
@@ -226,16 +220,12 @@ impl Inputs {
                 x.value[at..at + 4].copy_from_slice(&POINT_UNITS[n as usize & 15]);
                 x.len += (n as usize).min(4);
             }
-            if counts[BAR] > 0 {
-                x.push(base + 96, counts[BAR] as f32 / 2.0);
-            }
-            let off = 15 - on_board.min(15);
+            let (totals, off) = side_totals(counts);
             offs[s] = off;
-            if off > 0 {
-                x.push(base + 97, off as f32 / 15.0);
-            }
-            if pips > 0 {
-                x.push(base + 98, pips as f32 / 167.0);
+            for (k, &v) in totals.iter().enumerate() {
+                if v != 0.0 {
+                    x.push(base + TOTALS_AT + k, v);
+                }
             }
         }
         offs
@@ -258,9 +248,34 @@ impl Inputs {
     }
 }
 
+/// Where a side's three totals start in its block of [`SIDE_INPUTS`]: after its 24 points'
+/// four units each.
+pub(crate) const TOTALS_AT: usize = 96;
+
+/// A side's three totals, the units at [`TOTALS_AT`] in its block: checkers on the bar over 2,
+/// borne off over 15, pip count over 167 (zero where there are none); and its checkers borne
+/// off.
+#[inline(always)]
+pub(crate) fn side_totals(counts: &[u8; 25]) -> ([f32; 3], u32) {
+    let (mut on_board, mut pips) = (0u32, 0u32);
+    for (i, &n) in counts.iter().enumerate() {
+        on_board += n as u32;
+        pips += (i as u32 + 1) * n as u32;
+    }
+    let off = 15 - on_board.min(15);
+    (
+        [
+            counts[BAR] as f32 / 2.0,
+            off as f32 / 15.0,
+            pips as f32 / 167.0,
+        ],
+        off,
+    )
+}
+
 /// `POINT_UNITS[n]`: the four units of a point with `n` checkers, `n ≥ 1`, `n ≥ 2`, `n ≥ 3`
 /// and `(n − 3) / 2` (the first `min(n, 4)` are the non-zero ones).
-const POINT_UNITS: [[f32; 4]; 16] = {
+pub(crate) const POINT_UNITS: [[f32; 4]; 16] = {
     let mut t = [[1.0f32, 1.0, 1.0, 0.0]; 16];
     let mut n = 4;
     while n < 16 {

@@ -16,12 +16,12 @@
 //! [`CONTEXT`]; little-endian): `u32` inputs ([`RAW_INPUTS`]), `u32` hidden units
 //! ([`PRUNE_HIDDEN`]), then `w1` (inputs × hidden, input-major), `b1`, `w2`, `b2` as f32.
 
-use std::sync::OnceLock;
-
 use tabula_engine::backgammon::{Position, Side, BAR};
 use tabula_store::Kind;
 
-use crate::inputs::{Inputs, RAW_INPUTS, SIDE_INPUTS};
+use crate::inputs::{
+    is_contact, side_totals, Inputs, POINT_UNITS, RAW_INPUTS, SIDE_INPUTS, TOTALS_AT,
+};
 use crate::rng::Rng;
 use crate::weights::{ShapeError, WeightsError};
 
@@ -31,7 +31,8 @@ pub const PRUNE_HIDDEN: usize = 32;
 /// The context string of a pruning net's file.
 pub const CONTEXT: &str = "game=backgammon;nets=prune";
 
-/// The pruning net shipped in `gammon/data/prune.tnet` ([`builtin`]).
+/// The pruning net shipped in `gammon/data/prune.tnet`, attached to the shipped nets by
+/// [`crate::weights::builtin`].
 pub static BUILTIN: &[u8] = include_bytes!("../data/prune.tnet");
 
 /// The most checkers a point holds.
@@ -76,14 +77,8 @@ impl Pruner {
             for point in 0..24 {
                 for n in 1..=MOST_ON_A_POINT {
                     let base = side * SIDE_INPUTS + 4 * point;
-                    let units = [
-                        1.0,
-                        1.0,
-                        1.0,
-                        if n > 3 { (n as f32 - 3.0) / 2.0 } else { 0.0 },
-                    ];
                     let row = &mut points[(side * 24 + point) * (MOST_ON_A_POINT + 1) + n];
-                    for (k, &v) in units.iter().enumerate().take(n.min(4)) {
+                    for (k, &v) in POINT_UNITS[n].iter().enumerate().take(n.min(4)) {
                         for (a, &w) in row.iter_mut().zip(&self.w1[base + k]) {
                             *a += v * w;
                         }
@@ -141,8 +136,7 @@ impl Pruner {
     /// one table row a point instead of the sparse units (the same sums, added in another
     /// order).
     pub fn equity_in_contact(&self, pos: &Position) -> Option<f32> {
-        let (me, opp) = (pos.back(Side::OnRoll), pos.back(Side::Opponent));
-        if me == 0 || opp == 0 || me + opp <= 25 {
+        if !is_contact(pos) {
             return None;
         }
         let counts = [pos.counts(Side::OnRoll), pos.counts(Side::Opponent)];
@@ -176,11 +170,6 @@ impl Pruner {
         }
         let mut h = self.b1;
         for (s, counts) in counts.iter().enumerate() {
-            let (mut on_board, mut pips) = (0u32, 0u32);
-            for (i, &n) in counts.iter().enumerate() {
-                on_board += u32::from(n);
-                pips += (i as u32 + 1) * u32::from(n);
-            }
             let rows = &self.points[s * 24 * (MOST_ON_A_POINT + 1)..][..24 * (MOST_ON_A_POINT + 1)];
             for (i, &n) in counts[..BAR].iter().enumerate() {
                 if n > 0 {
@@ -191,15 +180,12 @@ impl Pruner {
                     );
                 }
             }
-            let base = s * SIDE_INPUTS;
-            let off = 15 - on_board.min(15);
-            if counts[BAR] > 0 {
-                add(&mut h, &self.w1[base + 96], f32::from(counts[BAR]) / 2.0);
+            let base = s * SIDE_INPUTS + TOTALS_AT;
+            for (k, &v) in side_totals(counts).0.iter().enumerate() {
+                if v != 0.0 {
+                    add(&mut h, &self.w1[base + k], v);
+                }
             }
-            if off > 0 {
-                add(&mut h, &self.w1[base + 97], off as f32 / 15.0);
-            }
-            add(&mut h, &self.w1[base + 98], pips as f32 / 167.0);
         }
         self.output(&h)
     }
@@ -319,12 +305,6 @@ impl Pruner {
     }
 }
 
-/// The shipped pruning net, parsed once.
-pub fn builtin() -> Result<&'static Pruner, &'static WeightsError> {
-    static CELL: OnceLock<Result<Pruner, WeightsError>> = OnceLock::new();
-    CELL.get_or_init(|| Pruner::decode(BUILTIN)).as_ref()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,11 +324,12 @@ mod tests {
     /// (measured 94% on the held-out turns of `prune_fit`).
     #[test]
     fn the_shipped_pruner_keeps_the_best_play() {
-        let pruner = builtin().unwrap();
-        assert_eq!(
-            crate::weights::builtin().unwrap().pruner.as_deref(),
-            Some(pruner)
-        );
+        let pruner = crate::weights::builtin()
+            .unwrap()
+            .pruner
+            .as_deref()
+            .unwrap();
+        assert_eq!(pruner, &Pruner::decode(BUILTIN).unwrap());
         let nets = nets();
         let (mut turns, mut kept) = (0, 0);
         for (i, pos) in random_game_positions(77, 40, 200).iter().enumerate() {
