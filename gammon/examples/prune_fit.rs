@@ -155,7 +155,10 @@ fn main() {
         );
     }
     report(&pruner, &held);
-    std::fs::write(out, pruner.encode()).expect("write the pruning net");
+    if let Err(e) = std::fs::write(out, pruner.encode()) {
+        eprintln!("{out}: cannot write: {e}");
+        std::process::exit(2);
+    }
     let back = Pruner::decode(&std::fs::read(out).expect("read back")).expect("decode");
     assert_eq!(back, pruner);
     eprintln!("wrote {out}");
