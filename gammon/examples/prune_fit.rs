@@ -2,10 +2,17 @@
 //! picks each roll's best play.
 //!
 //! ```sh
-//! cargo run --release -p tabula-gammon --example prune_fit -- OUT.tnet [GAMES] [EPOCHS] [SEED]
+//! cargo run --release -p tabula-gammon --example prune_fit -- OUT.tnet [GAMES] [EPOCHS] [SEED] [WEIGHTS]
 //! ```
 //!
-//! Self-play at 0 plies by the shipped nets (the best play, or one of the four best in one
+//! WEIGHTS is a weights file whose play nets the pruning net is fitted to (default: the
+//! shipped ones). The shipped `prune.tnet` was fitted to the nets of commit 2025244; those
+//! differ from today's in the race net alone, which decides how self-play goes on once contact
+//! is broken and so the dice of every later game: `git show
+//! 2025244:gammon/data/backgammon.tnet > before.tnet` and `prune_fit prune.tnet 3000 40 1
+//! before.tnet` write its bytes again.
+//!
+//! Self-play at 0 plies by those nets (the best play, or one of the four best in one
 //! turn of seven), from the start; every result of every turn of a contact position that is
 //! itself in contact is a sample, its target the shipped nets' cubeless equity for the player
 //! on roll. Every tenth game is held out: for each of its turns with more plays than K, how
@@ -104,7 +111,7 @@ fn report(pruner: &Pruner, held: &[Turn]) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(out) = args.first() else {
-        eprintln!("usage: prune_fit OUT.tnet [GAMES] [EPOCHS] [SEED]");
+        eprintln!("usage: prune_fit OUT.tnet [GAMES] [EPOCHS] [SEED] [WEIGHTS]");
         std::process::exit(2);
     };
     let num = |i: usize, default: u64| -> u64 {
@@ -122,10 +129,22 @@ fn main() {
         eprintln!("{out}: exists; not overwritten");
         std::process::exit(2);
     }
-    // The shipped play nets alone (not `builtin`, which needs the pruning net this makes).
-    let nets = weights::NetFile::decode(weights::BUILTIN)
-        .expect("the shipped weights")
-        .evaluator;
+    // The play nets alone (not `builtin`, which needs the pruning net this makes).
+    let nets = match args.get(4) {
+        None => {
+            weights::NetFile::decode(weights::BUILTIN)
+                .expect("the shipped weights")
+                .evaluator
+        }
+        // The weights errors name the file already.
+        Some(path) => match weights::NetFile::load(std::path::Path::new(path)) {
+            Ok(file) => file.evaluator,
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(2);
+            }
+        },
+    };
     let mut rng = Rng::new(seed);
     let start = Instant::now();
     let (train, held) = play_games(&nets, games, &mut rng);

@@ -390,9 +390,13 @@ mod tests {
     }
 
     /// The shipped file is the one `prune_fit` makes: `cargo run --release -p tabula-gammon
-    /// --example prune_fit -- prune.tnet 3000 40 1` (3,000 games of self-play by the shipped
-    /// nets, 2,081,104 samples, 40 epochs from α 0.05; about a minute) wrote these bytes. A
-    /// new file needs this hash and the figures of docs/results.md ("The last ply pruned").
+    /// --example prune_fit -- prune.tnet 3000 40 1 before.tnet` (3,000 games of self-play by
+    /// the nets of `before.tnet`, 2,081,104 samples, 40 epochs from α 0.05; about a minute)
+    /// wrote these bytes. `before.tnet` is `git show 2025244:gammon/data/backgammon.tnet`:
+    /// the shipped nets but for the race net, which the pruning net does not value but which
+    /// plays the games on once contact is broken (docs/results.md, "The race net on sibling
+    /// labels"). A new file needs this hash and the figures of docs/results.md ("The last ply
+    /// pruned").
     #[test]
     fn shipped_pruner_provenance() {
         assert_eq!(crate::weights::fnv1a64(BUILTIN), 0xbcbc_3ce8_281e_ffeb);

@@ -873,7 +873,7 @@ mod tests {
 
     /// [`net_hash`] of the shipped nets.
     const CONTACT_HASH: u64 = 0xb4f4_da4b_cc25_bf05;
-    const RACE_HASH: u64 = 0xa0ae_ae0a_dca8_2225;
+    const RACE_HASH: u64 = 0x4f9e_b945_0e6d_d301;
     const CRASHED_HASH: u64 = 0xa24f_4c94_da60_ebcb;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
@@ -885,7 +885,15 @@ mod tests {
     /// first file's race net fitted since on Tabula's own labels of race positions (`tabula
     /// backgammon label --races-only`, then `fit`; docs/results.md, "Training on Tabula's own
     /// labels"), then fitted again on the same labels with the race units (268 inputs;
-    /// docs/results.md, "Race inputs"). The crashed net is the contact net fitted on Tabula's
+    /// docs/results.md, "Race inputs"; hash `0xa0ae_ae0a_dca8_2225`, 40 units). Last it was
+    /// split to 64 units and fitted on three runs of 2-ply sibling labels of race positions
+    /// (`label --races-only --race-db race10.tdb`): `--siblings 4 --seed 101` over the
+    /// shipped weights (840 chunks, 332,585 labels), `--siblings 6 --seed 102` over a 40-unit
+    /// fit of the first (628 chunks, 306,515 labels) and `--siblings 6 --seed 103` over a
+    /// 96-unit fit of the first two (516 chunks, 248,182 labels); the fit on the three from
+    /// the 40-unit net: `fit --race-hidden 64 --rank 8 --alpha 0.03 --anneal --patience 8
+    /// --epochs 150` (docs/results.md, "The race net on sibling labels"). The crashed net is
+    /// the contact net fitted on Tabula's
     /// own 2-ply labels of crashed positions, two rounds of them, each labelled over the
     /// crashed net fitted before it (`tabula backgammon label --crashed-only`, then `fit
     /// --crashed-net`; docs/results.md, "A crashed net"). The contact net was then fitted on
@@ -984,7 +992,9 @@ mod tests {
     /// --plies 1 --rollout-trials 36 --gammons 0.35 --seed 71`, 16,504 labels, its race
     /// labels left out), named 15 times, anchored by the 2-ply contact labels of the last two
     /// rounds above (`fit --anchor`), 30 epochs of `--alpha 0.01 --anneal --patience 4`
-    /// (docs/results.md, "A cube evaluator of its own"). The race net was not trained. The
+    /// (docs/results.md, "A cube evaluator of its own"). The race net was not trained: it is
+    /// the play weights' own, put in by `cargo run --release -p tabula-gammon --example
+    /// splice_race -- cube.tnet PLAY.tnet OUT.tnet` whenever that one changes. The
     /// crashed net (hash `0xf687_4be4_7706_1f4b` before) was then fitted as the play weights'
     /// last crashed net was, from itself: `fit --labels` on the two sibling runs of crashed
     /// positions, `--anchor` the 2-ply labels of drawn late hits and checkers back, `--rank 8
