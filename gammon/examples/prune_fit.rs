@@ -14,7 +14,7 @@
 //!
 //! Self-play at 0 plies by those nets (the best play, or one of the four best in one
 //! turn of seven), from the start; every result of every turn of a contact position that is
-//! itself in contact is a sample, its target the shipped nets' cubeless equity for the player
+//! itself in contact is a sample, its target those nets' cubeless equity for the player
 //! on roll. Every tenth game is held out: for each of its turns with more plays than K, how
 //! often the pruning net's best K hold the full nets' best, and what taking the best of those K
 //! instead costs (equity, the full nets' own). Writes OUT (refused if it exists).
