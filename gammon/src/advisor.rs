@@ -229,7 +229,9 @@ impl<'e> Advisor<'e> {
     /// Before the roll: double or not for the player on roll of `pos`, and take or drop for
     /// the opponent, with the cube as in `state`: the cubeful search's decision
     /// ([`CubefulSearch::decide`]) at the advisor's depth, with the cubeless probabilities at
-    /// that depth, both from the cube's evaluator ([`Advisor::cube_searcher`]). With cube
+    /// that depth, both from the cube's evaluator ([`Advisor::cube_searcher`]) where it
+    /// decides this position's cube ([`Evaluator::cube_decides`]), else from the play nets'
+    /// ([`Searcher::for_cube_at`]). With cube
     /// rollouts ([`Advisor::cube_rollouts`]) in a back game ([`rolls_out`]): the cubeless
     /// probabilities of a rollout instead (the plays by the play nets at 0 plies, as
     /// `tabula backgammon rollout` plays them), converted at the root by [`cube::decide`].
@@ -241,7 +243,7 @@ impl<'e> Advisor<'e> {
                 return advice;
             }
         }
-        let searcher = self.cube_searcher();
+        let searcher = self.searcher.for_cube_at(pos, &self.cube_searcher);
         let probabilities = searcher.evaluate(pos, self.plies());
         if self.plies() == 0 {
             return self.at_root(pos, state, probabilities, None);
@@ -306,7 +308,10 @@ impl<'e> Advisor<'e> {
     /// converted to cubeful values at the root only ([`cube::decide`]). The same as
     /// [`Advisor::cube`] at 0 plies.
     pub fn cube_cubeless_root(&self, pos: &Position, state: &CubeState) -> CubeAdvice {
-        let probabilities = self.cube_searcher().evaluate(pos, self.plies());
+        let probabilities = self
+            .searcher
+            .for_cube_at(pos, &self.cube_searcher)
+            .evaluate(pos, self.plies());
         self.at_root(pos, state, probabilities, None)
     }
 
@@ -531,5 +536,79 @@ mod tests {
         assert_eq!(a.cube_cubeless_root(&pos, &state).probabilities, p);
         assert_eq!(a.cube_searcher().evaluate(&pos, 0), cube.evaluate(&pos));
         assert_eq!(a.searcher().evaluate(&pos, 0), plays.evaluate(&pos));
+    }
+
+    /// With a gammon threshold ([`Evaluator::with_cube_gammons`], the shipped evaluator's) the
+    /// cube nets decide the cube only where the play nets' 0-ply gammon rate reaches it; below
+    /// it the play nets decide, in the search and at the root alike.
+    #[test]
+    fn the_cube_nets_decide_only_from_the_gammon_threshold() {
+        let mut rng = Rng::new(5);
+        let plays = Evaluator::random(8, 8, &mut rng);
+        let cube = Evaluator::random(8, 8, &mut rng);
+        let options = SearchOptions {
+            plies: 1,
+            ..SearchOptions::default()
+        };
+        let (sp, sc) = (
+            Searcher::new(&plays, options),
+            Searcher::new(&cube, options),
+        );
+        let pos = Position::START;
+        let state = CubeState::money();
+        let p = plays.evaluate(&pos);
+        let rate = p[1] + p[3];
+        assert_ne!(
+            sp.evaluate(&pos, 1),
+            sc.evaluate(&pos, 1),
+            "the two nets differ here"
+        );
+        for (threshold, cube_decides) in [(rate - 1e-3, true), (rate + 1e-3, false)] {
+            let hybrid = plays
+                .clone()
+                .with_cube(cube.clone())
+                .with_cube_gammons(threshold);
+            assert_eq!(hybrid.cube_decides(&pos), cube_decides, "{threshold}");
+            let s = if cube_decides { &sc } else { &sp };
+            let a = Advisor::new(&hybrid, options, 0.68);
+            assert_eq!(
+                a.cube(&pos, &state),
+                CubeAdvice {
+                    probabilities: s.evaluate(&pos, 1),
+                    decision: CubefulSearch::new(s, 0.68).decide(&pos, &state, 1),
+                    rollout: None,
+                }
+            );
+            assert_eq!(
+                a.cube_cubeless_root(&pos, &state).probabilities,
+                s.evaluate(&pos, 1)
+            );
+            // The plays are the play nets' either way.
+            let dice: Dice = "62".parse().unwrap();
+            assert_eq!(a.plays(&pos, dice), sp.rank(&pos, dice));
+        }
+    }
+
+    /// The shipped evaluator's cube nets decide the gammonish cubes alone.
+    #[test]
+    fn shipped_cube_nets_decide_gammonish_cubes() {
+        let shipped = crate::weights::shipped().unwrap();
+        assert_eq!(shipped.cube_gammons, Some(crate::weights::CUBE_GAMMONS));
+        // The start (gammons won plus lost about 0.27) is the play nets'; a blitz, where the
+        // side on roll has closed five points against two checkers on the bar, the cube nets'.
+        assert!(!shipped.cube_decides(&Position::START));
+        let mut counts = [[0u8; 25]; 2];
+        counts[0][..5].copy_from_slice(&[2, 2, 2, 2, 2]);
+        counts[0][5] = 3;
+        counts[0][12] = 2;
+        counts[1][24] = 2;
+        counts[1][4] = 2;
+        counts[1][12] = 5;
+        counts[1][7] = 3;
+        counts[1][5] = 3;
+        let blitz = Position::from_counts(counts[0], counts[1]).unwrap();
+        let p = shipped.evaluate(&blitz);
+        assert!(p[1] + p[3] >= crate::weights::CUBE_GAMMONS, "{p:?}");
+        assert!(shipped.cube_decides(&blitz));
     }
 }

@@ -501,9 +501,13 @@ pub struct Evaluator {
     /// The evaluator of cube decisions, when they have nets of their own
     /// ([`Evaluator::with_cube`]; the shipped evaluator of [`crate::weights::shipped`]): the
     /// advisor's doubles, takes and passes and the cubeful rollouts' cube turns come from it
-    /// ([`Evaluator::for_cube`]), the plays from these nets. Its exact endings are always
-    /// this evaluator's.
+    /// ([`Evaluator::for_cube`]) where [`Evaluator::cube_decides`], the plays from these nets.
+    /// Its exact endings are always this evaluator's.
     pub cube: Option<std::sync::Arc<Evaluator>>,
+    /// With [`Evaluator::cube`]: the gammon rate (won plus lost, by these nets at 0 plies) from
+    /// which the cube nets decide a position's cube; below it these nets decide it
+    /// ([`Evaluator::cube_decides`]). `None`: the cube nets decide every cube.
+    pub cube_gammons: Option<f32>,
     /// The small net fitted to these nets that pre-ranks the plays at a search's last ply
     /// ([`crate::prune`]); the shipped nets have one ([`crate::weights::builtin`]). Changing
     /// a net through [`Evaluator::net_mut`] drops it: it was fitted to the nets as they were.
@@ -519,6 +523,7 @@ impl Evaluator {
             race: Net::random(race_hidden, rng),
             bearoff: None,
             cube: None,
+            cube_gammons: None,
             pruner: None,
         }
     }
@@ -549,11 +554,13 @@ impl Evaluator {
         let cube = Evaluator {
             bearoff: self.bearoff.clone(),
             cube: None,
+            cube_gammons: None,
             pruner: None,
             ..cube
         };
         Evaluator {
             cube: Some(std::sync::Arc::new(cube)),
+            cube_gammons: None,
             ..self
         }
     }
@@ -561,6 +568,30 @@ impl Evaluator {
     /// The evaluator of cube decisions: [`Evaluator::cube`] when there is one, else this.
     pub fn for_cube(&self) -> &Evaluator {
         self.cube.as_deref().unwrap_or(self)
+    }
+
+    /// The same nets, whose cube nets decide the cube only where these nets' 0-ply gammon
+    /// rate (won plus lost) is at least `gammons` ([`Evaluator::cube_gammons`]); elsewhere
+    /// these nets decide it. Without cube nets, these nets decide every cube anyway.
+    pub fn with_cube_gammons(self, gammons: f32) -> Evaluator {
+        Evaluator {
+            cube_gammons: Some(gammons),
+            ..self
+        }
+    }
+
+    /// Whether the cube nets ([`Evaluator::for_cube`]) decide the cube of `pos` (with the
+    /// player on roll as in `pos`); `false` when these nets do. With
+    /// [`Evaluator::cube_gammons`], one 0-ply evaluation of `pos` by these nets tells.
+    pub fn cube_decides(&self, pos: &Position) -> bool {
+        match (&self.cube, self.cube_gammons) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(_), Some(t)) => {
+                let p = self.evaluate(pos);
+                p[1] + p[3] >= t
+            }
+        }
     }
 
     /// The same nets with exact bear-offs from a one-sided bearoff database.
@@ -580,13 +611,18 @@ impl Evaluator {
         race: Option<std::sync::Arc<tabula_tablebase::bearoff::RaceTable>>,
     ) -> Evaluator {
         let cube = self.cube.take();
+        let cube_gammons = self.cube_gammons;
         let nets = Evaluator {
             bearoff: Some(crate::bearoff::BearoffTable { os, race }),
             ..self
         };
-        // The cube nets take the new endings too (`with_cube` gives them these).
+        // The cube nets take the new endings too (`with_cube` gives them these), and decide
+        // the cube where they did.
         match cube {
-            Some(c) => nets.with_cube((*c).clone()),
+            Some(c) => Evaluator {
+                cube_gammons,
+                ..nets.with_cube((*c).clone())
+            },
             None => nets,
         }
     }
@@ -661,9 +697,15 @@ mod tests {
         let first = a.clone().with_cube(b.clone()).with_bearoff(os.clone());
         let later = a
             .clone()
-            .with_bearoff(os)
+            .with_bearoff(os.clone())
             .with_cube(b.clone().with_cube(a.clone()));
         assert_eq!(first, later);
+        // A gammon threshold for the cube nets survives the endings attached after it; a new
+        // cube evaluator decides every cube again.
+        let hybrid = a.clone().with_cube(b.clone()).with_cube_gammons(0.3);
+        assert_eq!(hybrid.with_bearoff(os).cube_gammons, Some(0.3));
+        let replaced = a.clone().with_cube_gammons(0.3).with_cube(b.clone());
+        assert_eq!(replaced.cube_gammons, None);
         let mut counts = [[0u8; 25]; 2];
         (counts[0][0], counts[0][3], counts[1][1]) = (2, 1, 3);
         let bear_off = Position::from_counts(counts[0], counts[1]).unwrap();

@@ -178,6 +178,21 @@ impl<'e> Searcher<'e> {
         }
     }
 
+    /// The searcher that decides the cube of `pos`: [`Searcher::for_cube`] where the cube
+    /// nets decide it ([`Evaluator::cube_decides`]), else this searcher (whose cubeful
+    /// searches value every play too: they evaluate at 0 plies only).
+    pub fn for_cube_at<'s>(
+        &'s self,
+        pos: &Position,
+        cell: &'s std::sync::OnceLock<Searcher<'e>>,
+    ) -> &'s Searcher<'e> {
+        if self.evaluator().cube_decides(pos) {
+            self.for_cube(cell)
+        } else {
+            self
+        }
+    }
+
     /// The cubeless evaluation of `pos` for the player on roll, before the roll, looking
     /// `plies` rolls ahead.
     pub fn evaluate(&self, pos: &Position, plies: u8) -> Probabilities {

@@ -341,6 +341,7 @@ fn nets(bytes: &[u8], shapes: &[(usize, usize)]) -> Result<Evaluator, WeightsErr
         race,
         bearoff: None,
         cube: None,
+        cube_gammons: None,
         pruner: None,
     })
 }
@@ -566,13 +567,28 @@ pub fn builtin_cube() -> Result<&'static Evaluator, &'static WeightsError> {
         .as_ref()
 }
 
+/// The gammon rate (won plus lost, by the play nets at 0 plies) from which the shipped cube
+/// nets decide the cube ([`Evaluator::cube_gammons`]). They were fitted on rollouts of
+/// positions drawn at this rate (`label --gammons 0.35`), and there they judge better than the
+/// play nets; below it the play nets, fitted on eleven rounds of labels since, judge better.
+/// Measured by gnubg 2-ply on 600 close take/pass decisions of six sets, the threshold being
+/// the judge's own class of gammonish positions (docs/results.md, "Which nets decide the
+/// cube").
+pub const CUBE_GAMMONS: f32 = 0.35;
+
 /// The evaluator Tabula plays with when no weights are given: [`builtin`]'s nets for the
-/// plays, [`builtin_cube`]'s for the cube ([`Evaluator::with_cube`]).
+/// plays, [`builtin_cube`]'s for the cube in gammonish positions and [`builtin`]'s for the
+/// rest ([`Evaluator::with_cube`], [`CUBE_GAMMONS`]).
 pub fn shipped() -> Result<&'static Evaluator, &'static WeightsError> {
     static CELL: OnceLock<Result<Evaluator, &'static WeightsError>> = OnceLock::new();
-    CELL.get_or_init(|| Ok(builtin()?.clone().with_cube(builtin_cube()?.clone())))
-        .as_ref()
-        .map_err(|e| *e)
+    CELL.get_or_init(|| {
+        Ok(builtin()?
+            .clone()
+            .with_cube(builtin_cube()?.clone())
+            .with_cube_gammons(CUBE_GAMMONS))
+    })
+    .as_ref()
+    .map_err(|e| *e)
 }
 
 #[cfg(test)]
@@ -873,7 +889,7 @@ mod tests {
 
     /// [`net_hash`] of the shipped nets.
     const CONTACT_HASH: u64 = 0xb4f4_da4b_cc25_bf05;
-    const RACE_HASH: u64 = 0x4f9e_b945_0e6d_d301;
+    const RACE_HASH: u64 = 0x1674_0dcd_fc67_1daf;
     const CRASHED_HASH: u64 = 0xa24f_4c94_da60_ebcb;
 
     /// Where the shipped nets come from. The contact net: 3.7 M games of TD self-play on the
@@ -892,7 +908,10 @@ mod tests {
     /// fit of the first (628 chunks, 306,515 labels) and `--siblings 6 --seed 103` over a
     /// 96-unit fit of the first two (516 chunks, 248,182 labels); the fit on the three from
     /// the 40-unit net: `fit --race-hidden 64 --rank 8 --alpha 0.03 --anneal --patience 8
-    /// --epochs 150` (docs/results.md, "The race net on sibling labels"). The crashed net is
+    /// --epochs 150` (docs/results.md, "The race net on sibling labels"; hash
+    /// `0x4f9e_b945_0e6d_d301`). Then a fourth run over it (`--siblings 6 --seed 104`, 526
+    /// chunks, 260,178 labels, one thread) and the same fit on the four from it, 64 units kept
+    /// (docs/results.md, "A fourth race round"). The crashed net is
     /// the contact net fitted on Tabula's
     /// own 2-ply labels of crashed positions, two rounds of them, each labelled over the
     /// crashed net fitted before it (`tabula backgammon label --crashed-only`, then `fit
@@ -1009,13 +1028,15 @@ mod tests {
         assert_eq!(race, RACE_HASH, "{race:#x}");
         let crashed = net_hash(e.crashed.as_ref().expect("a crashed net"));
         assert_eq!(crashed, CUBE_CRASHED_HASH, "{crashed:#x}");
-        // The evaluator Tabula plays with: the play nets, these for the cube (without a
-        // pruning net: the cube's searches value every play).
+        // The evaluator Tabula plays with: the play nets, these for the cube in gammonish
+        // positions (without a pruning net: the cube's searches value every play).
         let shipped = shipped().unwrap();
         assert_eq!(shipped.for_cube(), e);
+        assert_eq!(shipped.cube_gammons, Some(CUBE_GAMMONS));
         assert_eq!(
             &Evaluator {
                 cube: None,
+                cube_gammons: None,
                 ..shipped.clone()
             },
             builtin().unwrap()

@@ -137,9 +137,10 @@ pub(crate) struct EvaluatorArgs {
     /// --cube-weights is given.
     #[arg(long)]
     weights: Option<PathBuf>,
-    /// Weights file for the cube decisions alone: doubles, takes and passes (and a cubeful
-    /// rollout's cube turns) come from its nets, the plays from --weights' (default: the
-    /// shipped cube weights without --weights; with --weights, that file).
+    /// Weights file for the cube decisions alone: every double, take and pass (and a cubeful
+    /// rollout's cube turns) comes from its nets, the plays from --weights' (default: without
+    /// --weights, the shipped cube weights where the play nets see gammons won plus lost at
+    /// 0.35 or more and the play nets elsewhere; with --weights, that file).
     #[arg(long = "cube-weights")]
     cube_weights: Option<PathBuf>,
     /// The one-sided bearoff database for exact bear-off probabilities instead of the race net,
