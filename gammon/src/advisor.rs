@@ -594,7 +594,7 @@ mod tests {
     fn shipped_cube_nets_decide_gammonish_cubes() {
         let shipped = crate::weights::shipped().unwrap();
         assert_eq!(shipped.cube_gammons, Some(crate::weights::CUBE_GAMMONS));
-        // The start (gammons won plus lost about 0.27) is the play nets'; a blitz, where the
+        // The start (gammons won plus lost about 0.25) is the play nets'; a blitz, where the
         // side on roll has closed five points against two checkers on the bar, the cube nets'.
         assert!(!shipped.cube_decides(&Position::START));
         let mut counts = [[0u8; 25]; 2];
