@@ -930,25 +930,25 @@ impl<'e> Rollout<'e> {
     /// The cube turn of the player on roll of `pos` (cube `c`, seen by that player): doubles
     /// when [`cube::decide`] says so at the rollout's depth, on the evaluation of the nets that
     /// decide this position's cube ([`Evaluator::cube_decides`]: the cube's nets, or the play
-    /// nets below the cube nets' gammon threshold); a take turns the cube (`c` updated), a pass ends the
-    /// game: then the play nets' evaluation (the cubeless outcome, as a truncation's) and the
-    /// doubler's result.
+    /// nets below the cube nets' gammon threshold); a take turns the cube (`c` updated), a
+    /// pass ends the game: then the play nets' evaluation (the cubeless outcome, as a
+    /// truncation's) and the doubler's result.
     fn cube_turn(&self, pos: &Position, c: &mut CubeState) -> Option<(Probabilities, f64)> {
         if !c.may_double() {
             return None;
         }
-        let p = self
-            .searcher
-            .for_cube_at(pos, &self.cube_searcher)
-            .evaluate(pos, self.options.plies);
+        let decider = self.searcher.for_cube_at(pos, &self.cube_searcher);
+        let p = decider.evaluate(pos, self.options.plies);
         let d = cube::decide(&p, c, cube::efficiency(pos, self.options.cube_efficiency));
         if !d.offers_double() {
             return None;
         }
         if !d.take {
-            let p = match self.eval.cube {
-                Some(_) => self.searcher.evaluate(pos, self.options.plies),
-                None => p,
+            // The play nets' evaluation, already in hand when they decided the cube.
+            let p = if std::ptr::eq(decider, &self.searcher) {
+                p
+            } else {
+                self.searcher.evaluate(pos, self.options.plies)
             };
             return Some((p, settle(c, true, c.value)));
         }
