@@ -9,7 +9,8 @@
 //! Reads lines `POSITION_ID MATCH_ID` (`-` for a centred money cube without the Jacoby rule)
 //! and prints one JSON object per line: the cubeless probabilities at each depth and, per
 //! depth, `ND DT DP take` of both methods. `X` in the environment sets the cube efficiency
-//! (default [`DEFAULT_CUBE_EFFICIENCY`]).
+//! (default [`DEFAULT_CUBE_EFFICIENCY`]); `INNER` the plays searched deeper at each inner roll
+//! ([`SearchOptions::inner_candidates`]).
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -38,17 +39,20 @@ fn main() {
     if plies.is_empty() {
         plies = vec![0, 1, 2];
     }
-    let eval = weights::builtin()
+    let eval = weights::shipped()
         .expect("shipped weights")
         .clone()
         .with_bearoff(Arc::new(OneSided::build()));
     let advisors: Vec<Advisor> = plies
         .iter()
         .map(|&k| {
-            let options = SearchOptions {
+            let mut options = SearchOptions {
                 plies: k,
                 ..SearchOptions::default()
             };
+            if let Some(n) = std::env::var("INNER").ok().and_then(|s| s.parse().ok()) {
+                options.inner_candidates = n;
+            }
             // The search's cube, also in back games (no cube rollouts): the model is probed.
             Advisor::new(&eval, options, x).with_cube_rollouts(None)
         })

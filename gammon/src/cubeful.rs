@@ -15,20 +15,33 @@
 //! values are the decision's `ND` and `DT` ([`CubefulSearch::decide`]). At 0 plies this is
 //! [`cube::decide`] exactly.
 //!
-//! **Plays.** At each roll the plays are ranked at 0-ply by their cubeful value for the first
-//! state (the cube as it actually is, the opponent's cube action counted), as normalised
-//! equities ([`cube::normalised`]); the best few ([`SearchOptions::inner_candidates`](crate::SearchOptions::inner_candidates) within
-//! [`SearchOptions::inner_threshold`](crate::SearchOptions::inner_threshold)) are searched deeper. For money play the best of them by the
-//! first state's deeper value is the play for every state, as in gnubg. At a match score each
-//! state takes its own best play (among all plays at 0 plies, among the candidates deeper):
-//! there a dead cube and a live one call for different plays (at 2-away 4-away, once the
-//! doubler's cube is dead, the taker's redouble decides the match). Measured with the exact
-//! bear-off judge (`cube_compare -- exact 3 2`, 3,136 positions a score): at 2-away 4-away
-//! the 2-ply wrong takes go from 64 to 0 and at 4-away 2-away from 38 to 0; with money the
-//! per-state choice loses (wrong takes 20 → 51 at 3 checkers, 323 → 501 at 4: the maximum
-//! over plays of Janowski's approximate leaf values is biased upward in the states the play
-//! was not chosen for), so money keeps one play. This only values the position: the plays
-//! the advisor recommends still come from the cubeless [`Searcher::rank`].
+//! **Plays.** For money play each roll's play, the same for every state, is the mover's best
+//! by its cubeless 0-ply equity (ties to the first generated). Until stop 64 the plays were
+//! ranked by the first state's cubeful value (the cube as it is, as gnubg does), but there
+//! they tie exactly wherever the next player's double would be passed (every play is worth
+//! the same cash), and the first play generated, however bad, then stood for the other
+//! states too: a taker owning the cube played, inside the search, as if nothing mattered.
+//! On 162 close money takes from gnubg self-play, Tabula 2-ply's double/take stood +0.079
+//! above gnubg 2-ply's and, on 79 of them, +0.067 above Tabula's own cubeful rollouts; with
+//! the cubeless choice +0.040 and +0.025, the contact takes level with the rollouts
+//! (docs/results.md, "Money takes: how the search picks its plays"). Breaking the first
+//! state's ties by the cubeless equity measured the same, in 40% more time. One loss: on the
+//! exact bear-offs of 4 checkers a side the 2-ply money DT error rises (0.029 → 0.036 mean,
+//! wrong takes 216 → 321 of 15,876; not explained yet).
+//!
+//! At a match score the plays are ranked at 0-ply by their cubeful value for the first state,
+//! as normalised equities ([`cube::normalised`]); the best few
+//! ([`SearchOptions::inner_candidates`](crate::SearchOptions::inner_candidates) within
+//! [`SearchOptions::inner_threshold`](crate::SearchOptions::inner_threshold)) are searched
+//! deeper, and each state takes its own best play (among all plays at 0 plies, among the
+//! candidates deeper): there a dead cube and a live one call for different plays (at 2-away
+//! 4-away, once the doubler's cube is dead, the taker's redouble decides the match). Measured
+//! with the exact bear-off judge (`cube_compare -- exact 3 2`, 3,136 positions a score): at
+//! 2-away 4-away the 2-ply wrong takes go from 64 to 0 and at 4-away 2-away from 38 to 0; with
+//! money the per-state choice loses (wrong takes 20 → 51 at 3 checkers, 323 → 501 at 4: the
+//! maximum over plays of Janowski's approximate leaf values is biased upward in the states the
+//! play was not chosen for). This only values the position: the plays the advisor recommends
+//! still come from the cubeless [`Searcher::rank`].
 //!
 //! **Cube efficiency.** Janowski's `x` at a leaf is [`cube::efficiency`]: the search's
 //! efficiency (the advisor's) in contact and races; in bear-offs
@@ -44,7 +57,7 @@ use tabula_engine::backgammon::{Dice, Position};
 use tabula_engine::ChanceGame;
 
 use crate::cube::{self, CubeDecision, CubeState};
-use crate::net::game_over;
+use crate::net::{equity, game_over};
 use crate::search::Searcher;
 
 /// Cubeful n-ply evaluation over a cubeless [`Searcher`] (its leaf cache and move filter).
@@ -97,7 +110,7 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
     /// The cubeful value of `pos` for the player on roll, before the roll, `plies` rolls
     /// ahead, for each cube state of `states` (money: per that state's cube unit; match:
     /// MWC), the player on roll not doubling now (later cube actions of both sides counted).
-    /// The first state is the one whose value chooses the plays.
+    /// At a match score the first state is the one whose value ranks the plays.
     pub fn evaluate(&self, pos: &Position, states: &[CubeState], plies: u8) -> Vec<f64> {
         self.value(pos, states, plies, true)
     }
@@ -178,9 +191,12 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
         if results.is_empty() {
             return turn_all(&pos.pass(), plies);
         }
-        let per_state = mine[0].match_score.is_some();
-        // Every play's 0-ply values for all the states; the ranking is by the first state's
-        // normalised value, ties in generation order.
+        if mine[0].match_score.is_none() {
+            // Money: one play for every state, the best by its cubeless 0-ply equity.
+            return turn_all(&results[self.cubeless_best(&results)], plies);
+        }
+        // Match: every play's 0-ply values for all the states; the ranking is by the first
+        // state's normalised value, ties in generation order.
         let shallow: Vec<Vec<f64>> = results.iter().map(|r| turn_all(r, 0)).collect();
         let mut ranked: Vec<(usize, f64)> = shallow
             .iter()
@@ -188,32 +204,19 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
             .map(|(i, v)| (i, cube::normalised(v[0], &mine[0])))
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let best_of = |values: &[(usize, Vec<f64>)]| -> Vec<f64> {
-            if per_state {
-                (0..mine.len())
-                    .map(|k| {
-                        values
-                            .iter()
-                            .map(|(_, v)| v[k])
-                            .fold(f64::NEG_INFINITY, f64::max)
-                    })
-                    .collect()
-            } else {
-                let mut chosen: Option<&Vec<f64>> = None;
-                for (_, v) in values {
-                    if chosen.is_none_or(|c| v[0] > c[0]) {
-                        chosen = Some(v);
-                    }
-                }
-                chosen.expect("at least one candidate").clone()
-            }
+        // Each state takes its own best play.
+        let best_of = |values: &[Vec<f64>]| -> Vec<f64> {
+            (0..mine.len())
+                .map(|k| {
+                    values
+                        .iter()
+                        .map(|v| v[k])
+                        .fold(f64::NEG_INFINITY, f64::max)
+                })
+                .collect()
         };
         if plies == 0 {
-            let all: Vec<(usize, Vec<f64>)> = ranked
-                .iter()
-                .map(|&(i, _)| (i, shallow[i].clone()))
-                .collect();
-            return best_of(&all);
+            return best_of(&shallow);
         }
         let options = self.searcher.options();
         let best = ranked[0].1;
@@ -223,10 +226,27 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
             .take_while(|r| r.1 >= best - f64::from(options.inner_threshold))
             .count()
             .max(1);
-        let deep: Vec<(usize, Vec<f64>)> = ranked[..keep]
+        let deep: Vec<Vec<f64>> = ranked[..keep]
             .iter()
-            .map(|&(i, _)| (i, turn_all(&results[i], plies)))
+            .map(|&(i, _)| turn_all(&results[i], plies))
             .collect();
         best_of(&deep)
+    }
+
+    /// The index of the play among `results` (positions after the mover's plays, the
+    /// opponent on roll) with the mover's best cubeless 0-ply equity; ties go to the first.
+    fn cubeless_best(&self, results: &[Position]) -> usize {
+        let mut best = (0, f32::INFINITY);
+        for (i, r) in results.iter().enumerate() {
+            // The opponent's equity: the mover's best play leaves the least.
+            let e = match game_over(r) {
+                Some(p) => equity(&p),
+                None => equity(&self.searcher.evaluate(r, 0)),
+            };
+            if e < best.1 {
+                best = (i, e);
+            }
+        }
+        best.0
     }
 }

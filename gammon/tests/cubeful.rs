@@ -5,8 +5,10 @@
 use std::sync::{Arc, OnceLock};
 
 use tabula_engine::backgammon::{met, Position};
+use tabula_engine::ChanceGame;
 use tabula_gammon::cube::{self, CubeAction, CubeOwner, CubeState, MatchScore};
 use tabula_gammon::cubeful::CubefulSearch;
+use tabula_gammon::net::game_over;
 use tabula_gammon::search::with_threads;
 use tabula_gammon::{weights, Evaluator, SearchOptions, Searcher};
 use tabula_tablebase::bearoff::OneSided;
@@ -281,4 +283,92 @@ fn the_opponents_cash_next_turn_is_valued_exactly() {
         assert!((d.double_take - dt).abs() < 1e-6, "{state:?}: {d:?} {dt}");
         assert_eq!(d.double_pass, mwc(0, 1));
     }
+}
+
+/// The value at 1 ply of `states` (money) when each roll's play is `choose(results)`, every
+/// leaf valued here by the opponent's own cube decision ([`cube::decide`]) for its state.
+fn one_ply_money(
+    s: &Searcher,
+    pos: &Position,
+    states: &[CubeState],
+    choose: impl Fn(&[Position]) -> usize,
+) -> Vec<f64> {
+    let mut acc = vec![0.0f64; states.len()];
+    let total = f64::from(Position::ROLL_WEIGHT_TOTAL);
+    for &(dice, weight) in Position::rolls() {
+        let mut results = Vec::new();
+        pos.results_of(dice, &mut results);
+        let child = if results.is_empty() {
+            pos.pass()
+        } else {
+            results[choose(&results)]
+        };
+        let x = cube::efficiency(&child, X);
+        for (a, state) in acc.iter_mut().zip(states) {
+            let theirs = cube::flipped(state);
+            let v = match game_over(&child) {
+                Some(p) => cube::cubeful(&p, &theirs, x),
+                None => cube::decide(&s.evaluate(&child, 0), &theirs, x).best(),
+            };
+            *a -= f64::from(weight) / total * v;
+        }
+    }
+    acc
+}
+
+#[test]
+fn money_plays_are_the_cubeless_best_in_every_state() {
+    // Ranking the plays by the first state's cubeful value instead lets them tie wherever the
+    // opponent's double would be passed, and the first play generated then stood for every
+    // state: a taker owning the cube played as if it did not matter (results.md, stop 64).
+    let s = searcher(1);
+    let search = CubefulSearch::new(&s, X);
+    let money = CubeState::money();
+    let states = [
+        money,
+        cube::doubled(&money),
+        CubeState {
+            value: 2,
+            owner: CubeOwner::Me,
+            ..money
+        },
+    ];
+    let cubeless = |results: &[Position]| -> usize {
+        let mut best = (0, f32::INFINITY);
+        for (i, r) in results.iter().enumerate() {
+            let e = tabula_gammon::equity(&s.evaluate(r, 0));
+            if e < best.1 {
+                best = (i, e);
+            }
+        }
+        best.0
+    };
+    // The old rule, for contrast: the best by the first state's cubeful value.
+    let first_state = |results: &[Position]| -> usize {
+        let theirs = cube::flipped(&money);
+        let mut best = (0, f64::INFINITY);
+        for (i, r) in results.iter().enumerate() {
+            let d = cube::decide(&s.evaluate(r, 0), &theirs, cube::efficiency(r, X));
+            if d.best() < best.1 {
+                best = (i, d.best());
+            }
+        }
+        best.0
+    };
+    let mut differs = 0;
+    for pos in positions() {
+        let got = search.evaluate(&pos, &states, 1);
+        let want = one_ply_money(&s, &pos, &states, cubeless);
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                (g - w).abs() < 1e-9,
+                "{}: {got:?} vs {want:?}",
+                pos.position_id()
+            );
+        }
+        let old = one_ply_money(&s, &pos, &states, first_state);
+        differs += usize::from(got.iter().zip(&old).any(|(g, o)| (g - o).abs() > 1e-6));
+    }
+    // The positions tell the two rules apart (so the check above could fail).
+    assert!(differs >= 1, "{differs}");
 }
