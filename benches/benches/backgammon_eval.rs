@@ -1,12 +1,15 @@
 //! Backgammon neural-net evaluation speed with the shipped weights: 0-ply evaluations per
 //! second over a fixed suite of positions from seeded games (contact and race), and a 1-ply
-//! hint; the pruning net's rate, and 2-ply hints with the last ply pruned and not. Every output
-//! is checked (finite, in [0, 1], gammons within wins) before it is timed.
+//! hint; the pruning net's rate, 2-ply hints with the last ply pruned and not, and 2-ply money
+//! cube decisions. Every output is checked (finite, in [0, 1], gammons within wins; the cube's
+//! answers consistent with its values) before it is timed.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use tabula_engine::backgammon::{Dice, PlayList, Position};
 use tabula_gammon::baseline::{opening_roll, roll, Player};
+use tabula_gammon::cube::{self, CubeState};
+use tabula_gammon::cubeful::CubefulSearch;
 use tabula_gammon::inputs::is_contact;
 use tabula_gammon::search::with_threads;
 use tabula_gammon::{weights, Evaluator, Rng, SearchOptions, Searcher};
@@ -144,6 +147,39 @@ fn bench_eval(c: &mut Criterion) {
         b.iter(|| two_ply(SearchOptions::default().last_ply_candidates))
     });
     group.bench_function("8-hints-full", |b| b.iter(|| two_ply(0)));
+    group.finish();
+
+    // 2-ply cube decisions (the cubeful search) on the same eight positions, money with a
+    // centred cube, one thread, a fresh cache each time: every value finite and the answer
+    // consistent with its values.
+    let cube_2_ply = || {
+        with_threads(1, || {
+            let s = Searcher::new(
+                eval,
+                SearchOptions {
+                    plies: 2,
+                    ..SearchOptions::default()
+                },
+            );
+            let search = CubefulSearch::new(&s, cube::DEFAULT_CUBE_EFFICIENCY);
+            hints
+                .iter()
+                .map(|(p, _)| search.decide(p, &CubeState::money(), 2))
+                .collect::<Vec<_>>()
+        })
+        .unwrap()
+    };
+    for d in cube_2_ply() {
+        assert!(
+            d.no_double.abs() <= 3.0 && d.double_take.abs() <= 6.0,
+            "{d:?}"
+        );
+        assert_eq!(d.take, d.double_take <= d.double_pass, "{d:?}");
+    }
+    let mut group = c.benchmark_group("backgammon-cube");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(hints.len() as u64));
+    group.bench_function("8-money-decisions-2-ply", |b| b.iter(cube_2_ply));
     group.finish();
 }
 
