@@ -27,7 +27,8 @@
 //! (docs/results.md, "Money takes: how the search picks its plays"). Breaking the first
 //! state's ties by the cubeless equity measured the same, in 40% more time. One loss: on the
 //! exact bear-offs of 4 checkers a side the 2-ply money DT error rises (0.029 → 0.036 mean,
-//! wrong takes 216 → 321 of 15,876; not explained yet).
+//! wrong takes 216 → 321 of 15,876): it is now 0.014 low on average there, the leaves valuing
+//! the taker's cube too high in short bear-offs, which the arbitrary plays had offset.
 //!
 //! At a match score the plays are ranked at 0-ply by their cubeful value for the first state,
 //! as normalised equities ([`cube::normalised`]); the best few
