@@ -240,7 +240,7 @@ fn main() {
         }
         decisions.push(Decision {
             pips,
-            engine_x: cube::efficiency(&pos, DEFAULT_CUBE_EFFICIENCY),
+            engine_x: cube::efficiency(&pos, DEFAULT_CUBE_EFFICIENCY).own,
             no_double: values[0],
             double_take: values[2],
         });
@@ -299,8 +299,9 @@ fn main() {
     decision_errors(&decisions);
 }
 
-/// One position's centred-cube decision: its pips, the engine's efficiency for it, and the
-/// rollout's `(e, d, l)` of no double and of double/take (per unit of the doubled cube).
+/// One position's centred-cube decision: its pips, the engine's efficiency for it (a centred
+/// cube's: this fit takes one `x` for both states), and the rollout's `(e, d, l)` of no double
+/// and of double/take (per unit of the doubled cube).
 struct Decision {
     pips: u32,
     engine_x: f64,

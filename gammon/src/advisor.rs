@@ -6,7 +6,8 @@
 //! and owner, Crawford, Jacoby); [`cube_state`] builds it from a gnubg Match ID. Cube decisions
 //! come from the cubeful search of [`crate::cubeful`], [`SearchOptions::plies`] ahead: Janowski's
 //! model with the advisor's cube efficiency (at most [`cube::BEAROFF_CUBE_EFFICIENCY`] in
-//! bear-offs: [`cube::efficiency`]; the Kazaross-XG2 match equity table at a match score) at
+//! bear-offs, [`cube::BEAROFF_OPPONENT_CUBE_EFFICIENCY`] for the opponent's cube in money ones:
+//! [`cube::efficiency`]; the Kazaross-XG2 match equity table at a match score) at
 //! the leaves and both sides' cube actions at the inner nodes; at 0 plies that is
 //! [`cube::decide`] of the net's probabilities. [`Advisor::cube_cubeless_root`] keeps the older
 //! decision (the cubeless n-ply probabilities converted at the root) for comparison. In a back

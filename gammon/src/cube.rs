@@ -51,9 +51,18 @@ pub const DEFAULT_CUBE_EFFICIENCY: f64 = 0.68;
 /// and the opponent's) at 20–31 pips.
 pub const BEAROFF_CUBE_EFFICIENCY: f64 = 0.5;
 
+/// Janowski's cube efficiency in short money bear-offs for a cube the opponent of the player on
+/// roll owns (also after a double the player on roll would give), measured: the least-squares
+/// fits above give 0.15 – 0.43 for the opponent's cube under 16 pips with 4 checkers a side and
+/// 0.09 – 0.25 with 5 (it can be used only after the player on roll's next roll, when short
+/// bear-offs are mostly decided). Chosen on the exact judge (`cube_compare -- exact 3 2`, money,
+/// 2 plies; 0.5, 0.4, 0.35, 0.3, 0.25, 0.15: wrong doubles 27, 11, 8, 10, 18, 39 of 3,136 and
+/// wrong takes 16, 8, 6, 4, 8, 31) and checked with 4 checkers a side (stop 64; docs/results.md).
+pub const BEAROFF_OPPONENT_CUBE_EFFICIENCY: f64 = 0.35;
+
 /// The pip count (of the player on roll) up to which a bear-off has
-/// [`BEAROFF_CUBE_EFFICIENCY`]; from there the efficiency rises linearly to the advisor's at
-/// [`BEAROFF_LONG_PIPS`], following the fits.
+/// [`BEAROFF_CUBE_EFFICIENCY`] (and [`BEAROFF_OPPONENT_CUBE_EFFICIENCY`]); from there the
+/// efficiency rises linearly to the advisor's at [`BEAROFF_LONG_PIPS`], following the fits.
 pub const BEAROFF_SHORT_PIPS: u32 = 16;
 
 /// See [`BEAROFF_SHORT_PIPS`].
@@ -66,18 +75,67 @@ pub fn is_bearoff(pos: &Position) -> bool {
         .all(|&side| pos.counts(side)[6..].iter().all(|&n| n == 0))
 }
 
+/// Janowski's cube efficiency of a position, by who owns the cube (seen from the player on
+/// roll). A plain `f64` converts to the same efficiency for every owner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Efficiency {
+    /// For a centred cube or the player on roll's own.
+    pub own: f64,
+    /// For a cube the opponent owns.
+    pub theirs: f64,
+}
+
+impl Efficiency {
+    /// The same efficiency `x` whoever owns the cube.
+    pub fn flat(x: f64) -> Efficiency {
+        Efficiency { own: x, theirs: x }
+    }
+
+    /// The efficiency for a cube at `owner`.
+    pub fn for_owner(&self, owner: CubeOwner) -> f64 {
+        match owner {
+            CubeOwner::Opponent => self.theirs,
+            CubeOwner::Centred | CubeOwner::Me => self.own,
+        }
+    }
+
+    /// The efficiency for `state`: in money play its owner's ([`Efficiency::for_owner`]), at a
+    /// match score the centred cube's for every owner. (The opponent's lower one measured worse
+    /// at 2-away 4-away at 0 plies, where the taker's recube decides the match: wrong doubles
+    /// 450 → 666 of 3,136 bear-offs of 3 checkers a side, wrong takes 344 → 476.)
+    pub fn for_state(&self, state: &CubeState) -> f64 {
+        match state.match_score {
+            None => self.for_owner(state.owner),
+            Some(_) => self.own,
+        }
+    }
+}
+
+impl From<f64> for Efficiency {
+    fn from(x: f64) -> Efficiency {
+        Efficiency::flat(x)
+    }
+}
+
 /// The cube efficiency for `pos` given the advisor's `x` (for contact and races): in a
-/// bear-off at most [`BEAROFF_CUBE_EFFICIENCY`] up to [`BEAROFF_SHORT_PIPS`] pips of the
-/// player on roll, rising linearly to `x` at [`BEAROFF_LONG_PIPS`]; never above `x`.
-pub fn efficiency(pos: &Position, x: f64) -> f64 {
+/// bear-off at most [`BEAROFF_CUBE_EFFICIENCY`] (the opponent's cube
+/// [`BEAROFF_OPPONENT_CUBE_EFFICIENCY`]) up to [`BEAROFF_SHORT_PIPS`] pips of the player on
+/// roll, rising linearly to `x` at [`BEAROFF_LONG_PIPS`]; never above `x`.
+pub fn efficiency(pos: &Position, x: f64) -> Efficiency {
     if !is_bearoff(pos) {
-        return x;
+        return Efficiency::flat(x);
     }
     let pips = pos.pips(Side::OnRoll);
     let t = f64::from(pips.clamp(BEAROFF_SHORT_PIPS, BEAROFF_LONG_PIPS) - BEAROFF_SHORT_PIPS)
         / f64::from(BEAROFF_LONG_PIPS - BEAROFF_SHORT_PIPS);
-    let short = BEAROFF_CUBE_EFFICIENCY.min(x);
-    short + (x - short) * t
+    let ramp = |short: f64| {
+        let short = short.min(x);
+        short + (x - short) * t
+    };
+    Efficiency {
+        own: ramp(BEAROFF_CUBE_EFFICIENCY),
+        theirs: ramp(BEAROFF_OPPONENT_CUBE_EFFICIENCY),
+    }
 }
 
 const EPS: f64 = 1e-9;
@@ -421,8 +479,9 @@ fn inverse(pts: &[(f64, f64)], y: f64) -> f64 {
 }
 
 /// The cubeful value for the player on roll with the cube as in `state` (money: per cube unit;
-/// match: MWC), with cube efficiency `x`.
-pub fn cubeful(p: &Probabilities, state: &CubeState, x: f64) -> f64 {
+/// match: MWC), with cube efficiency `x` ([`Efficiency::for_state`]).
+pub fn cubeful(p: &Probabilities, state: &CubeState, x: impl Into<Efficiency>) -> f64 {
+    let x = x.into().for_state(state);
     let p = as_f64(p);
     match state.match_score {
         None => money_cubeful(&p, state.owner, state.jacoby, x),
@@ -539,7 +598,8 @@ pub fn double_take(doubled: f64, state: &CubeState) -> f64 {
 
 /// The cube decision of the player on roll with cubeless probabilities `p` (its own view,
 /// before rolling), the cube as in `state`, cube efficiency `x`.
-pub fn decide(p: &Probabilities, state: &CubeState, x: f64) -> CubeDecision {
+pub fn decide(p: &Probabilities, state: &CubeState, x: impl Into<Efficiency>) -> CubeDecision {
+    let x = x.into();
     let nd = cubeful(p, state, x);
     let dt = double_take(cubeful(p, &doubled(state), x), state);
     decision(nd, dt, double_pass(state), state.may_double())
@@ -814,15 +874,42 @@ mod tests {
         assert!(is_bearoff(&short));
         assert_eq!(short.pips(Side::OnRoll), 20);
         assert!(!is_bearoff(&Position::START));
-        assert_eq!(efficiency(&Position::START, 0.68), 0.68);
+        assert_eq!(efficiency(&Position::START, 0.68), Efficiency::flat(0.68));
         let two = bearoff(0); // 15 pips
-        assert_eq!(efficiency(&two, 0.68), BEAROFF_CUBE_EFFICIENCY);
-        assert_eq!(efficiency(&two, 0.2), 0.2, "never above the advisor's");
+        assert_eq!(
+            efficiency(&two, 0.68),
+            Efficiency {
+                own: BEAROFF_CUBE_EFFICIENCY,
+                theirs: BEAROFF_OPPONENT_CUBE_EFFICIENCY
+            }
+        );
+        assert_eq!(
+            efficiency(&two, 0.2),
+            Efficiency::flat(0.2),
+            "never above the advisor's"
+        );
         // 20 pips: a third of the way from 16 to 28.
-        let third = 0.5 + (0.68 - 0.5) * (4.0 / 12.0);
-        assert!((efficiency(&short, 0.68) - third).abs() < 1e-12);
+        let third = |short: f64| short + (0.68 - short) * (4.0 / 12.0);
+        let e = efficiency(&short, 0.68);
+        assert!((e.own - third(BEAROFF_CUBE_EFFICIENCY)).abs() < 1e-12);
+        assert!((e.theirs - third(BEAROFF_OPPONENT_CUBE_EFFICIENCY)).abs() < 1e-12);
         // 15 + 5 * 3 = 30 pips and more: the advisor's.
-        assert_eq!(efficiency(&bearoff(3), 0.68), 0.68);
+        assert_eq!(efficiency(&bearoff(3), 0.68), Efficiency::flat(0.68));
+        // A state takes its owner's efficiency: the opponent's cube the lower one.
+        assert_eq!(e.for_owner(CubeOwner::Centred), e.own);
+        assert_eq!(e.for_owner(CubeOwner::Me), e.own);
+        assert_eq!(e.for_owner(CubeOwner::Opponent), e.theirs);
+        let p = [0.7f32, 0.0, 0.0, 0.0, 0.0];
+        let theirs = CubeState {
+            value: 2,
+            owner: CubeOwner::Opponent,
+            ..CubeState::money()
+        };
+        assert_eq!(cubeful(&p, &theirs, e), cubeful(&p, &theirs, e.theirs));
+        assert_eq!(
+            cubeful(&p, &CubeState::money(), e),
+            cubeful(&p, &CubeState::money(), e.own)
+        );
         // A race with a checker outside a home board is not a bear-off.
         let mut a = [0u8; 25];
         let mut b = [0u8; 25];

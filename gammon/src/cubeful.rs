@@ -25,10 +25,11 @@
 //! above gnubg 2-ply's and, on 79 of them, +0.067 above Tabula's own cubeful rollouts; with
 //! the cubeless choice +0.040 and +0.025, the contact takes level with the rollouts
 //! (docs/results.md, "Money takes: how the search picks its plays"). Breaking the first
-//! state's ties by the cubeless equity measured the same, in 40% more time. One loss: on the
-//! exact bear-offs of 4 checkers a side the 2-ply money DT error rises (0.029 → 0.036 mean,
-//! wrong takes 216 → 321 of 15,876): it is now 0.014 low on average there, the leaves valuing
-//! the taker's cube too high in short bear-offs, which the arbitrary plays had offset.
+//! state's ties by the cubeless equity measured the same, in 40% more time. On the exact
+//! bear-offs of 4 checkers a side the 2-ply money DT error rose (0.029 → 0.036 mean, wrong
+//! takes 216 → 321 of 15,876): it was 0.014 low on average, the leaves valuing the taker's cube
+//! too high in short bear-offs, which the arbitrary plays had offset; the opponent's cube there
+//! now has its own efficiency ([`cube::BEAROFF_OPPONENT_CUBE_EFFICIENCY`]; 0.032, 211).
 //!
 //! At a match score the plays are ranked at 0-ply by their cubeful value for the first state,
 //! as normalised equities ([`cube::normalised`]); the best few
@@ -47,7 +48,9 @@
 //! **Cube efficiency.** Janowski's `x` at a leaf is [`cube::efficiency`]: the search's
 //! efficiency (the advisor's) in contact and races; in bear-offs
 //! [`cube::BEAROFF_CUBE_EFFICIENCY`] (0.5, fitted to exact bear-off values) up to 16 pips of
-//! the player on roll, rising to the search's at 28.
+//! the player on roll, rising to the search's at 28, and in money bear-offs
+//! [`cube::BEAROFF_OPPONENT_CUBE_EFFICIENCY`] (0.35) for the states where the opponent owns
+//! the cube ([`cube::Efficiency::for_state`]).
 //!
 //! The probabilities at the leaves come from the [`Searcher`]'s cache (shared with the
 //! cubeless search); the rolls are searched in parallel and summed in order in `f64`, so the

@@ -310,7 +310,7 @@ fn game_value(p: &Probabilities, c: &CubeState) -> f64 {
 
 /// The cubeful result for the player on roll of a truncated game, from the cubeless
 /// evaluation `p` (money: points; match: MWC).
-fn truncated_value(p: &Probabilities, c: &CubeState, x: f64) -> f64 {
+fn truncated_value(p: &Probabilities, c: &CubeState, x: cube::Efficiency) -> f64 {
     let v = cube::cubeful(p, c, x);
     match c.match_score {
         None => v * f64::from(c.value),
