@@ -910,6 +910,18 @@ mod tests {
             cubeful(&p, &CubeState::money(), e),
             cubeful(&p, &CubeState::money(), e.own)
         );
+        assert!(cubeful(&p, &theirs, e) > cubeful(&p, &theirs, e.own));
+        // At a match score every owner takes the centred cube's.
+        let matched = CubeState {
+            match_score: Some(MatchScore {
+                length: 7,
+                score: [0, 0],
+                crawford: false,
+            }),
+            ..theirs
+        };
+        assert_eq!(e.for_state(&matched), e.own);
+        assert_eq!(cubeful(&p, &matched, e), cubeful(&p, &matched, e.own));
         // A race with a checker outside a home board is not a bear-off.
         let mut a = [0u8; 25];
         let mut b = [0u8; 25];
