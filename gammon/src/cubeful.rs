@@ -26,10 +26,11 @@
 //! the cubeless choice +0.040 and +0.025, the contact takes level with the rollouts
 //! (docs/results.md, "Money takes: how the search picks its plays"). Breaking the first
 //! state's ties by the cubeless equity measured the same, in 40% more time. On the exact
-//! bear-offs of 4 checkers a side the 2-ply money DT error rose (0.029 → 0.036 mean, wrong
-//! takes 216 → 321 of 15,876): it was 0.014 low on average, the leaves valuing the taker's cube
-//! too high in short bear-offs, which the arbitrary plays had offset; the opponent's cube there
-//! now has its own efficiency ([`cube::BEAROFF_OPPONENT_CUBE_EFFICIENCY`]; 0.032, 211).
+//! bear-offs of 4 checkers a side the 2-ply money DT error then rose (0.029 → 0.036 mean,
+//! wrong takes 216 → 321 of 15,876), the DT now 0.014 low on average: the leaves value the
+//! taker's cube too high in short bear-offs, which the arbitrary plays had offset. The
+//! opponent's cube there has its own efficiency since
+//! ([`cube::BEAROFF_OPPONENT_CUBE_EFFICIENCY`]: 0.032 and 211).
 //!
 //! At a match score the plays are ranked at 0-ply by their cubeful value for the first state,
 //! as normalised equities ([`cube::normalised`]); the best few
