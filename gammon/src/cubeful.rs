@@ -243,11 +243,9 @@ impl<'s, 'e> CubefulSearch<'s, 'e> {
     fn cubeless_best(&self, results: &[Position]) -> usize {
         let mut best = (0, f32::INFINITY);
         for (i, r) in results.iter().enumerate() {
-            // The opponent's equity: the mover's best play leaves the least.
-            let e = match game_over(r) {
-                Some(p) => equity(&p),
-                None => equity(&self.searcher.evaluate(r, 0)),
-            };
+            // The opponent's equity (exact when the play ends the game, as the searcher
+            // evaluates finished games): the mover's best play leaves the least.
+            let e = equity(&self.searcher.evaluate(r, 0));
             if e < best.1 {
                 best = (i, e);
             }
