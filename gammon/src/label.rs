@@ -71,7 +71,9 @@ pub struct LabelOptions {
     pub seed: u64,
     /// Label by a rollout of this many trials instead of the search (0: the search labels):
     /// players of [`LabelOptions::rollout_plies`] to the end of the game, luck-corrected, first
-    /// rolls stratified, cubeless. The search still chooses which positions to keep.
+    /// rolls stratified, cubeless. The search still chooses which positions to keep (with
+    /// [`LabelOptions::keep`] 0 it is not run). With siblings, the positions of one decision
+    /// share their dice (common random numbers), so that their differences are less noisy.
     pub rollout_trials: u32,
     /// The rollout players' search depth, 0 (the net alone) to [`crate::search::MAX_PLIES`]
     /// ([`RolloutOptions::plies`]). Deeper players misjudge less
@@ -506,6 +508,14 @@ fn chunk_rng(seed: u64, chunk: u64) -> Rng {
     Rng::new(z ^ (z >> 31))
 }
 
+/// The seed of the rollout that labels the `index`-th label of chunk `chunk`: the label's own
+/// (by its index) on a game's path alone, the decision's (by its number) when siblings are
+/// labelled, so that the play made and its siblings are rolled out on the same dice.
+fn rollout_seed(seed: u64, chunk: u64, decision: Option<u32>, index: usize) -> u64 {
+    let key = decision.map_or(index as u64, |d| u64::from(d) | 1 << 31);
+    chunk_rng(!seed, chunk ^ (key << 32)).state()
+}
+
 /// Plays chunk `chunk` of a run (or draws its positions) and returns its labels, in the
 /// order met.
 pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<Label> {
@@ -547,12 +557,23 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
             if !gammonish(&net) {
                 return;
             }
-            let deep = searcher.evaluate(pos, options.plies);
-            if (equity(&deep) - equity(&net)).abs() >= options.keep {
+            // The search only picks the positions a rollout labels; with nothing to pick
+            // (`keep` 0) it is not run.
+            let picks = options.rollout_trials == 0 || options.keep > 0.0;
+            let deep = if picks {
+                searcher.evaluate(pos, options.plies)
+            } else {
+                net
+            };
+            if !picks || (equity(&deep) - equity(&net)).abs() >= options.keep {
                 let deep = if options.rollout_trials > 0 {
-                    // Its own dice, so that the games are the same as the search's.
-                    let seed = chunk_rng(!options.seed, chunk ^ ((out.len() as u64) << 32));
-                    rollout_label(eval, options, seed.state(), pos)
+                    // Its own dice, so that the games are the same as the search's. The
+                    // positions of one decision (the play made and its siblings) share their
+                    // dice: common random numbers, so that the differences between them,
+                    // which `fit --rank` learns from, carry far less of the dice's noise
+                    // than each value does.
+                    let seed = rollout_seed(options.seed, chunk, decision, out.len());
+                    rollout_label(eval, options, seed, pos)
                 } else {
                     deep
                 };
@@ -1232,6 +1253,63 @@ mod tests {
         }
         assert_eq!(Source::from_name("late-hits"), None);
         assert!(!header(&small(), 0).contains("source"));
+    }
+
+    /// With siblings the play made and its siblings are rolled out on their decision's dice
+    /// (common random numbers); on a game's path alone each label keeps its own dice, as
+    /// before siblings existed, so those files stay byte for byte the same.
+    #[test]
+    fn sibling_rollouts_share_their_decisions_dice() {
+        // Path alone: the label's index decides, by the formula of the files made before.
+        for i in [0usize, 1, 7] {
+            let before = chunk_rng(!5, 3 ^ ((i as u64) << 32)).state();
+            assert_eq!(rollout_seed(5, 3, None, i), before);
+        }
+        assert_ne!(rollout_seed(5, 3, None, 0), rollout_seed(5, 3, None, 1));
+        // Siblings: the decision decides, whatever the index; decisions and chunks differ.
+        assert_eq!(
+            rollout_seed(5, 3, Some(2), 0),
+            rollout_seed(5, 3, Some(2), 9)
+        );
+        assert_ne!(
+            rollout_seed(5, 3, Some(2), 0),
+            rollout_seed(5, 3, Some(3), 0)
+        );
+        assert_ne!(
+            rollout_seed(5, 3, Some(2), 0),
+            rollout_seed(5, 4, Some(2), 0)
+        );
+        assert_ne!(rollout_seed(5, 3, Some(0), 0), rollout_seed(5, 3, None, 0));
+        // And the run uses them: every label of a decision is the rollout on its dice.
+        let eval = crate::weights::builtin().unwrap();
+        let o = LabelOptions {
+            rollout_trials: 2,
+            siblings: 2,
+            ..small()
+        };
+        let labels = label_chunk(eval, &o, 2);
+        let searched = label_chunk(
+            eval,
+            &LabelOptions {
+                rollout_trials: 0,
+                ..o
+            },
+            2,
+        );
+        // keep 0: the search is not run, and every position it would label is labelled.
+        assert_eq!(labels.len(), searched.len());
+        assert!(labels
+            .iter()
+            .zip(&searched)
+            .all(|(r, s)| r.position == s.position));
+        let mut shared = 0;
+        for (k, l) in labels.iter().enumerate().skip(1).step_by(5).take(6) {
+            let d = l.decision.expect("siblings number the decisions");
+            shared += labels.iter().filter(|m| m.decision == Some(d)).count() - 1;
+            let again = rollout_label(eval, &o, rollout_seed(o.seed, 2, Some(d), 0), &l.position);
+            assert_eq!(again, l.deep, "label {k} is its decision's rollout");
+        }
+        assert!(shared > 0, "some decisions have siblings");
     }
 
     #[test]

@@ -236,10 +236,11 @@ pub fn label(args: &LabelArgs) -> CliResult {
         args.games_per_chunk,
         match args.rollout_trials {
             0 => format!("{}-ply", args.plies),
-            n => format!(
+            n if args.keep > 0.0 => format!(
                 "{n}-trial rollout by {}-ply players (kept where {}-ply and the net differ)",
                 args.rollout_plies, args.plies
             ),
+            n => format!("{n}-trial rollout by {}-ply players", args.rollout_plies),
         },
         args.noise,
         args.keep,
