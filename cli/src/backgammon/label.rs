@@ -35,7 +35,8 @@ pub struct LabelArgs {
     keep: f32,
     /// Label by Tabula's own rollouts of this many trials (players of --rollout-plies to the end,
     /// luck-corrected, stratified first rolls) instead of the search; the search still picks
-    /// the positions kept. 0: the search labels.
+    /// the positions kept (with --keep 0 it is not run). With --siblings a decision's positions
+    /// are rolled out on the same dice. 0: the search labels.
     #[arg(long = "rollout-trials", default_value_t = 0)]
     rollout_trials: u32,
     /// With --rollout-trials: the rollout players' depth, 0 to 2 (0: the net alone; deeper
