@@ -1255,6 +1255,22 @@ mod tests {
         assert!(!header(&small(), 0).contains("source"));
     }
 
+    /// Chunk `chunk` labelled as `o` says (by rollouts) and by the search alone.
+    fn rolled_and_searched(
+        eval: &Evaluator,
+        o: &LabelOptions,
+        chunk: u64,
+    ) -> (Vec<Label>, Vec<Label>) {
+        let searched = LabelOptions {
+            rollout_trials: 0,
+            ..*o
+        };
+        (
+            label_chunk(eval, o, chunk),
+            label_chunk(eval, &searched, chunk),
+        )
+    }
+
     /// With siblings the play made and its siblings are rolled out on their decision's dice
     /// (common random numbers); on a game's path alone each label keeps its own dice, as
     /// before siblings existed, so those files stay byte for byte the same.
@@ -1287,15 +1303,7 @@ mod tests {
             siblings: 2,
             ..small()
         };
-        let labels = label_chunk(eval, &o, 2);
-        let searched = label_chunk(
-            eval,
-            &LabelOptions {
-                rollout_trials: 0,
-                ..o
-            },
-            2,
-        );
+        let (labels, searched) = rolled_and_searched(eval, &o, 2);
         // keep 0: the search is not run, and every position it would label is labelled.
         assert_eq!(labels.len(), searched.len());
         assert!(labels
@@ -1321,15 +1329,7 @@ mod tests {
             keep: 0.03,
             ..small()
         };
-        let labels = label_chunk(eval, &o, 2);
-        let searched = label_chunk(
-            eval,
-            &LabelOptions {
-                rollout_trials: 0,
-                ..o
-            },
-            2,
-        );
+        let (labels, searched) = rolled_and_searched(eval, &o, 2);
         assert!(!labels.is_empty());
         // The same positions are kept (the search chooses), labelled differently.
         assert_eq!(labels.len(), searched.len());
