@@ -437,6 +437,14 @@ fn settle(rng: &mut Rng, first: [u8; 25], other: [u8; 25]) -> Option<Position> {
         .filter(crate::inputs::is_contact)
 }
 
+impl LabelOptions {
+    /// Whether the labelling search runs: it labels, or it picks the positions a rollout
+    /// labels ([`LabelOptions::keep`] above 0); with rollouts and nothing to pick it does not.
+    pub fn searches(&self) -> bool {
+        self.rollout_trials == 0 || self.keep > 0.0
+    }
+}
+
 impl Default for LabelOptions {
     fn default() -> Self {
         LabelOptions {
@@ -557,25 +565,23 @@ pub fn label_chunk(eval: &Evaluator, options: &LabelOptions, chunk: u64) -> Vec<
             if !gammonish(&net) {
                 return;
             }
-            // The search only picks the positions a rollout labels; with nothing to pick
-            // (`keep` 0) it is not run.
-            let picks = options.rollout_trials == 0 || options.keep > 0.0;
-            let deep = if picks {
-                searcher.evaluate(pos, options.plies)
-            } else {
-                net
-            };
-            if !picks || (equity(&deep) - equity(&net)).abs() >= options.keep {
-                let deep = if options.rollout_trials > 0 {
+            let searched = options
+                .searches()
+                .then(|| searcher.evaluate(pos, options.plies));
+            let kept =
+                searched.is_none_or(|deep| (equity(&deep) - equity(&net)).abs() >= options.keep);
+            if kept {
+                let deep = match searched {
+                    Some(deep) if options.rollout_trials == 0 => deep,
                     // Its own dice, so that the games are the same as the search's. The
                     // positions of one decision (the play made and its siblings) share their
                     // dice: common random numbers, so that the differences between them,
                     // which `fit --rank` learns from, carry far less of the dice's noise
                     // than each value does.
-                    let seed = rollout_seed(options.seed, chunk, decision, out.len());
-                    rollout_label(eval, options, seed, pos)
-                } else {
-                    deep
+                    _ => {
+                        let seed = rollout_seed(options.seed, chunk, decision, out.len());
+                        rollout_label(eval, options, seed, pos)
+                    }
                 };
                 out.push(Label {
                     position: *pos,

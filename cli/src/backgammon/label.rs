@@ -237,7 +237,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
         args.games_per_chunk,
         match args.rollout_trials {
             0 => format!("{}-ply", args.plies),
-            n if args.keep > 0.0 => format!(
+            n if options.searches() => format!(
                 "{n}-trial rollout by {}-ply players (kept where {}-ply and the net differ)",
                 args.rollout_plies, args.plies
             ),
