@@ -213,6 +213,15 @@ fn match_state_and_match_id() {
     let s = MatchState::from_match_id(&g).unwrap();
     assert_eq!((s.length(), s.on_roll(), s.cube_owner()), (0, 1, None));
     assert!(MatchState::at_score(7, [6, 6], true, false).is_err());
+    // The same money game with the Crawford flag (bit 7) set: gnubg never writes it.
+    let crawford = MatchId {
+        crawford: true,
+        ..g
+    };
+    assert_eq!(
+        MatchId::decode(&crawford.encode()),
+        Err(tabula_engine::backgammon::MatchIdError::CrawfordMoney)
+    );
 }
 
 #[test]

@@ -70,6 +70,8 @@ pub enum MatchIdError {
     Character(char),
     /// A field holds a value gnubg never writes.
     Field(&'static str, u32),
+    /// The Crawford flag set in a money game (the rule belongs to match play).
+    CrawfordMoney,
 }
 
 impl fmt::Display for MatchIdError {
@@ -78,6 +80,9 @@ impl fmt::Display for MatchIdError {
             MatchIdError::Length(n) => write!(f, "a Match ID has 12 characters, not {n}"),
             MatchIdError::Character(c) => write!(f, "{c:?} is not a base64 character"),
             MatchIdError::Field(name, v) => write!(f, "invalid {name} {v} in the Match ID"),
+            MatchIdError::CrawfordMoney => {
+                f.write_str("the Crawford flag is set in a money game (match length 0)")
+            }
         }
     }
 }
@@ -191,6 +196,9 @@ impl MatchId {
             score: [bits(k, 36, 15), bits(k, 51, 15)],
             jacoby: bits(k, 66, 1) == 0,
         };
+        if m.match_length == 0 && m.crawford {
+            return Err(MatchIdError::CrawfordMoney);
+        }
         if m.match_length > 0 {
             for s in m.score {
                 if s > m.match_length {
