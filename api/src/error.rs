@@ -52,6 +52,9 @@ pub struct Error {
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
+/// The longest message [`Error::message`] gives whole; a longer one is cut there.
+pub const MESSAGE_MAX: usize = 1000;
+
 impl Error {
     /// An error of `kind` with `message` (folded onto one line when shown).
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
@@ -96,12 +99,23 @@ impl Error {
 
     /// The message on one line.
     pub fn message(&self) -> String {
-        self.message
+        let line = self
+            .message
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
-            .join(" ")
+            .join(" ");
+        if line.len() <= MESSAGE_MAX {
+            return line;
+        }
+        // A message quoting a huge input (a 2 MB line of a label file, a 100 KB argument)
+        // keeps its start, which names the problem.
+        let mut end = MESSAGE_MAX;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}… ({} bytes in all)", &line[..end], line.len())
     }
 
     /// The process exit code (see [`ErrorKind::exit_code`]).

@@ -48,6 +48,8 @@ impl GameChoice {
 pub fn run(args: Args) -> CliResult {
     let hash_mb =
         usize::try_from(args.hash).map_err(|_| CliError::bad_input("--hash too large"))?;
+    // The suites allocate their tables themselves (and a failed allocation there aborts).
+    crate::common::table_fits(args.hash)?;
     let options = Options {
         threads: args.threads as usize,
         hash_mb,

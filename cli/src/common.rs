@@ -457,6 +457,24 @@ impl SearchArgs {
     }
 }
 
+/// The longest line a prompt takes (a move or a command is a few dozen bytes).
+pub const PROMPT_LINE_MAX: usize = 4096;
+
+/// One line typed at an interactive prompt, without its line end: `Some(Ok(text))`, or
+/// `Some(Err(message))` for a line that cannot be a command (not UTF-8, or longer than
+/// [`PROMPT_LINE_MAX`]: the game goes on), or `None` at the end of the input (or when it
+/// cannot be read).
+pub fn prompt_line(input: &mut impl std::io::BufRead) -> Option<Result<String, String>> {
+    match tabula_protocol::read_line(input, PROMPT_LINE_MAX).ok()? {
+        tabula_protocol::Line::Text(text) => Some(Ok(text)),
+        tabula_protocol::Line::TooLong(n) => Some(Err(format!(
+            "line of {n} bytes is longer than {PROMPT_LINE_MAX} bytes; discarded"
+        ))),
+        tabula_protocol::Line::NotUtf8 => Some(Err("line is not UTF-8; discarded".into())),
+        tabula_protocol::Line::Eof => None,
+    }
+}
+
 /// The memory the system can give without swapping, in MiB (`MemAvailable`), where known.
 pub fn available_mib() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -468,19 +486,28 @@ pub fn available_mib() -> Option<u64> {
 /// Tables from this size on show their allocation on stderr (zeroing 1 GiB takes about 2 s).
 const ALLOCATION_PROGRESS_MIB: u64 = 1024;
 
+fn table_too_big(mib: u64, why: String) -> CliError {
+    CliError::bad_input(format!(
+        "--hash {mib}: a table of {mib} MiB {why}; choose a smaller --hash"
+    ))
+}
+
+/// Refuses (bad input) a `--hash` of `mib` MiB that is more than the memory available, for
+/// the commands that allocate their tables themselves ([`allocate_table`] checks it too).
+pub fn table_fits(mib: u64) -> Result<(), CliError> {
+    match available_mib().filter(|&a| mib > a) {
+        Some(available) => Err(table_too_big(
+            mib,
+            format!("is more than the memory available ({available} MiB)"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A table of `mib` MiB: refused (bad input) when it is more than the memory available or
 /// cannot be reserved, instead of an abort; large tables report the allocation on stderr.
 pub fn allocate_table(mib: u64) -> Result<tabula_solver::AtomicTable, CliError> {
-    let too_big = |why: String| {
-        CliError::bad_input(format!(
-            "--hash {mib}: a table of {mib} MiB {why}; choose a smaller --hash"
-        ))
-    };
-    if let Some(available) = available_mib().filter(|&a| mib > a) {
-        return Err(too_big(format!(
-            "is more than the memory available ({available} MiB)"
-        )));
-    }
+    table_fits(mib)?;
     let show = mib >= ALLOCATION_PROGRESS_MIB;
     let terminal = std::io::stderr().is_terminal();
     let mut shown = 0;
@@ -497,7 +524,7 @@ pub fn allocate_table(mib: u64) -> Result<tabula_solver::AtomicTable, CliError> 
             }
         },
     )
-    .map_err(|e| too_big(format!("cannot be allocated ({e})")))?;
+    .map_err(|e| table_too_big(mib, format!("cannot be allocated ({e})")))?;
     if show {
         if terminal {
             eprintln!();

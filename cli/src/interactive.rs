@@ -211,12 +211,17 @@ impl<G: Interactive> Session<'_, G> {
         }
         print!("your move ({}; 'help' for commands): ", self.pos.mover());
         let _ = std::io::stdout().flush();
-        let mut line = String::new();
-        if input.read_line(&mut line).ok()? == 0 {
-            println!();
-            return None;
+        match crate::common::prompt_line(input) {
+            Some(Ok(line)) => Some(line.trim().to_string()),
+            Some(Err(message)) => {
+                println!("{message}");
+                Some(String::new())
+            }
+            None => {
+                println!();
+                None
+            }
         }
-        Some(line.trim().to_string())
     }
 }
 

@@ -258,6 +258,16 @@ fn bad_input_exits_2() {
         "Position ID",
     );
     assert_bad_input(&["backgammon", "hint", "--dice", "71"], "dice");
+    // A money game's Match ID with the Crawford flag set.
+    assert_bad_input(
+        &["backgammon", "hint", "--match-id", "sAEAAAAAAAAA"],
+        "Crawford",
+    );
+    // A huge bad argument is quoted in part: the error stays one short line.
+    let long = "A".repeat(100_000);
+    assert_bad_input(&["backgammon", "moves", "--dice", &long], "bytes in all");
+    let out = tabula(&["backgammon", "moves", "--dice", &long]);
+    assert!(out.stderr.len() < 1_100, "{} bytes", out.stderr.len());
     assert_bad_input(
         &["backgammon", "hint", "--dice", "31", "--plies", "9"],
         "plies",

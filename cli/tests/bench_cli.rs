@@ -82,4 +82,20 @@ fn bad_options_are_one_line_errors() {
     assert_bad_input(&["bench", "--threads", "257"], "--threads");
     assert_bad_input(&["bench", "--game", "chess"], "chess");
     assert_bad_input(&["bench", "--hash", "0"], "--hash");
+    // More than the memory available: refused before any table is allocated (the suites'
+    // allocation used to abort). Only where 64 GiB is more than this machine can give.
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find(|l| l.starts_with("MemAvailable:"))?
+            .split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+    });
+    if available.is_some_and(|kib| kib / 1024 < 65_536) {
+        assert_bad_input(
+            &["bench", "--hash", "65536", "--quick", "--game", "pylos"],
+            "more than the memory available",
+        );
+    }
 }

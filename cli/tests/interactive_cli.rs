@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json_output, stdout, tabula, tabula_with_input};
+use common::{json_output, stdout, tabula, tabula_with_bytes, tabula_with_input};
 
 /// A Bi-litaire position (slider to move) small enough to solve at once.
 const BILITAIRE: &str = "--.o----/--..----/--o.oo../--o...o./--..----/--.o----/--..--.o/--.o--o. s";
@@ -46,6 +46,47 @@ fn line_after<'a>(text: &'a str, prefix: &str) -> &'a str {
         .unwrap_or_else(|| panic!("{prefix:?}: {text}"))
         + prefix.len();
     text[start..].lines().next().unwrap_or_default()
+}
+
+/// A line that is not UTF-8, or longer than a prompt takes, costs one error line and the
+/// session reads on (it used to end the session as if the input had ended).
+#[test]
+fn a_line_that_is_not_text_is_discarded_and_play_goes_on() {
+    let mut input = b"\xff\xfe\n".to_vec();
+    input.extend(std::iter::repeat_n(b'a', 10_000));
+    input.extend_from_slice(b"\nmoves\nquit\n");
+    let games: [(&[&str], &str); 3] = [
+        (&["bilitaire", "play", "--time", "1"], "xc1 xd1"),
+        (&["pylos", "play", "--time", "1"], "0a1 0b1"),
+        (
+            &[
+                "backgammon",
+                "play",
+                "--seed",
+                "5",
+                "--plies",
+                "0",
+                "--no-cube",
+            ],
+            "'quit'): moves",
+        ),
+    ];
+    for (args, after) in games {
+        let out = tabula_with_bytes(args, &input);
+        let text = stdout(&out);
+        assert!(out.status.success(), "{args:?}: {text}");
+        assert!(
+            text.contains("line is not UTF-8; discarded"),
+            "{args:?}: {text}"
+        );
+        assert!(
+            text.contains("line of 10000 bytes is longer than 4096 bytes; discarded"),
+            "{args:?}: {text}"
+        );
+        // The line after them was read and answered.
+        assert!(text.contains(after), "{args:?}: {text}");
+        assert!(!text.contains("aaaa"), "{args:?}: the long line echoed");
+    }
 }
 
 #[test]

@@ -524,11 +524,17 @@ impl<R: BufRead> Game<'_, R> {
         loop {
             print!("{prompt}: ");
             let _ = std::io::stdout().flush();
-            let mut line = String::new();
-            if !matches!(self.input.read_line(&mut line), Ok(n) if n > 0) {
-                println!();
-                return Err(Quit);
-            }
+            let line = match crate::common::prompt_line(&mut self.input) {
+                Some(Ok(line)) => line,
+                Some(Err(message)) => {
+                    println!("{message}");
+                    continue;
+                }
+                None => {
+                    println!();
+                    return Err(Quit);
+                }
+            };
             let text = line.trim();
             if self.echo {
                 println!("{text}");

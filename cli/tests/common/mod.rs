@@ -65,6 +65,11 @@ pub fn tabula_within(args: &[&str], seconds: u64) -> Option<Output> {
 
 /// Runs the binary with `input` on standard input.
 pub fn tabula_with_input(args: &[&str], input: &str) -> Output {
+    tabula_with_bytes(args, input.as_bytes())
+}
+
+/// Runs the binary with `input` (any bytes) on standard input.
+pub fn tabula_with_bytes(args: &[&str], input: &[u8]) -> Output {
     let mut child = command()
         .args(args)
         .stdin(Stdio::piped())
@@ -76,7 +81,7 @@ pub fn tabula_with_input(args: &[&str], input: &str) -> Output {
         .stdin
         .take()
         .expect("piped stdin")
-        .write_all(input.as_bytes())
+        .write_all(input)
         .expect("write stdin");
     child.wait_with_output().expect("wait for tabula")
 }
