@@ -64,6 +64,16 @@ impl ApiError {
         )
     }
 
+    /// 405: the endpoint exists but not with this method.
+    pub(crate) fn method_not_allowed(method: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            Error::bad_input(format!(
+                "method {method} is not allowed on this endpoint (see /openapi.json)"
+            )),
+        )
+    }
+
     /// 500: a failure of the server itself, never of the input.
     pub(crate) fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Error::internal(message))

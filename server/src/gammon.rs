@@ -144,7 +144,10 @@ pub(crate) async fn wildbg_move(
     State(state): State<Shared>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<WildbgMoveResponse>, ApiError> {
-    let q = Query::parse(query.as_deref(), None)?;
+    let points: Vec<String> = (0..=25).map(|i| format!("p{i}")).collect();
+    let mut known = vec!["die1", "die2", "plies"];
+    known.extend(points.iter().map(String::as_str));
+    let q = Query::parse(query.as_deref(), Some(&known))?;
     let die = |name: &str| -> Result<u8, ApiError> {
         q.number(name, 1..=6)?
             .ok_or_else(|| ApiError::bad(format!("{name}: missing (a die from 1 to 6)")))

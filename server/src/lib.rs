@@ -182,6 +182,7 @@ pub fn router(config: ServerConfig) -> Router {
         .route("/api/{game}/best", post(games::best))
         .route("/api/{game}/analyze", post(games::analyze))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(middleware::from_fn(move |req: Request, next: Next| {
             with_timeout(timeout, req, next)
@@ -291,6 +292,10 @@ async fn with_timeout(timeout: Duration, req: Request, next: Next) -> Response {
 
 async fn not_found() -> ApiError {
     ApiError::not_found()
+}
+
+async fn method_not_allowed(method: axum::http::Method) -> ApiError {
+    ApiError::method_not_allowed(method.as_str())
 }
 
 async fn health(State(state): State<Shared>) -> Json<HealthReport> {

@@ -570,6 +570,13 @@ async fn bad_input_is_a_400_naming_the_field() {
         ),
         ("GET", "/api/backgammon/move?die2=1".into(), None, "die1"),
         (
+            // A misspelt point (wildbg's points are p0..p25) is not dropped silently.
+            "GET",
+            "/api/backgammon/move?die1=3&die2=1&p6=5&p1=-2&p26=4".into(),
+            None,
+            "p26: unknown query parameter",
+        ),
+        (
             "GET",
             "/api/backgammon/move?die1=7&die2=1".into(),
             None,
@@ -667,6 +674,22 @@ async fn bad_input_is_a_400_naming_the_field() {
         assert!(
             message.contains(field),
             "{method} {path} {body:?}: {message}"
+        );
+    }
+    // An endpoint asked with another method: 405 with the JSON error (and `Allow`).
+    for (method, path) in [
+        ("PUT", "/api/bilitaire/best"),
+        ("GET", "/api/bilitaire/best"),
+        ("POST", "/api/bilitaire/moves"),
+        ("DELETE", "/health"),
+    ] {
+        let answer = send(addr, method, path, None).await;
+        assert_eq!(answer.status, 405, "{method} {path}: {}", answer.body);
+        let v = answer.json();
+        assert_eq!(v["error"]["kind"], "bad_input", "{v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains(method),
+            "{v}"
         );
     }
     // The server still serves.
