@@ -47,10 +47,11 @@ impl Db {
     }
 }
 
-/// `tabula tablebase build bearoff-os|bearoff-ts`.
+/// `tabula tablebase build bearoff-os|bearoff-ts|race-os`.
 #[derive(ClapArgs, Debug)]
 pub struct BuildArgs {
-    /// Output file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
+    /// Output file (default: after the database, bearoff-os.tdb, bearoff-ts.tdb or
+    /// race-os.tdb, in the current directory).
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// Replace an existing file (without it, an existing file is kept and the build refused).
@@ -74,10 +75,11 @@ pub struct RaceBuildArgs {
     common: BuildArgs,
 }
 
-/// `tabula tablebase probe bearoff-os|bearoff-ts`.
+/// `tabula tablebase probe bearoff-os|bearoff-ts|race-os`.
 #[derive(ClapArgs, Debug)]
 pub struct ProbeArgs {
-    /// Database file (default: bearoff-os.tdb or bearoff-ts.tdb in the current directory).
+    /// Database file (default: after the database, bearoff-os.tdb, bearoff-ts.tdb or
+    /// race-os.tdb, in the current directory).
     #[arg(long, short)]
     file: Option<PathBuf>,
     /// The home board of the player on roll: six counts, ace point first (0,0,0,0,0,1).
