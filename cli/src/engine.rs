@@ -15,13 +15,13 @@ pub struct Args {
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
     /// With --listen: connections served at once; more are told `error busy …` and closed.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, requires = "listen", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1024))]
     max_connections: u64,
     /// With --listen: seconds a connection may stay silent before it is closed.
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    #[arg(long, requires = "listen", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86400))]
     timeout: u64,
     /// With --listen: the largest Hash (MiB) one connection may set.
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, requires = "listen", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
     max_hash: u64,
     #[command(flatten, next_help_heading = "Backgammon evaluator (UBGI sessions)")]
     evaluator: EvaluatorArgs,

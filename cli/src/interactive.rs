@@ -225,6 +225,16 @@ impl<G: Interactive> Session<'_, G> {
     }
 }
 
+/// Refuses `--json` for interactive play, which talks in text (JSON is for `play --moves`).
+pub fn refuse_json(json: bool) -> Result<(), crate::error::CliError> {
+    if json {
+        return Err(crate::error::CliError::bad_input(
+            "--json needs --moves: interactive play prints text",
+        ));
+    }
+    Ok(())
+}
+
 /// Plays from `start` until the game is over; `human_to_move` says whose turn is the human's.
 /// The engine asks `book` first, where there is one, and searches where it has no answer.
 /// Prints the move record at the end. Returns the final position, or `None` if the human quit

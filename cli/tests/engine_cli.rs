@@ -249,3 +249,11 @@ fn ubgi_values_race_endings_as_hint_does() {
 fn engine_refuses_a_missing_race_file_with_exit_code_2() {
     common::assert_bad_input(&["engine", "--race-db", "no-such.tdb"], "no-such.tdb");
 }
+
+/// The TCP server's options without `--listen` are refused, not ignored.
+#[test]
+fn server_options_need_listen() {
+    for option in ["--max-connections", "--timeout", "--max-hash"] {
+        common::assert_bad_input(&["engine", option, "3"], "--listen");
+    }
+}

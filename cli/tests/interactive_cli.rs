@@ -197,3 +197,20 @@ fn the_move_record_replays_to_the_final_position() {
     assert!(replay.status.success(), "{record}");
     assert_eq!(stdout(&replay).trim(), lines[at - 1], "{text}");
 }
+
+/// Interactive play talks in text: `--json` without `--moves` is refused, not ignored.
+#[test]
+fn interactive_play_refuses_json() {
+    for game in ["bilitaire", "pylos"] {
+        let out = tabula(&[game, "play", "--json"]);
+        assert_eq!(out.status.code(), Some(2), "{game}");
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("a JSON error");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("--json needs --moves"),
+            "{game}: {v}"
+        );
+    }
+}

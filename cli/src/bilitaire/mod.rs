@@ -114,12 +114,15 @@ pub fn run(args: Args) -> CliResult {
             role,
             strength,
             rounds,
-        } => crate::bilitaire::game::run_match(
-            common.position()?,
-            role,
-            strength.time_per_move(),
-            rounds,
-        ),
+        } => {
+            crate::interactive::refuse_json(common.json)?;
+            crate::bilitaire::game::run_match(
+                common.position()?,
+                role,
+                strength.time_per_move(),
+                rounds,
+            )
+        }
         Command::Perft { common, perft } => perft.run(&common.position()?, common.json),
         Command::Solve { common, search } => solve_command(&common, &search, solve::Mode::Solve),
         Command::Analyze { common, search } => {

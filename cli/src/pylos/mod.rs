@@ -184,6 +184,7 @@ pub fn run(args: Args) -> CliResult {
             strength,
             tablebase,
         } => {
+            crate::interactive::refuse_json(common.json)?;
             let pos = common.position()?;
             if let Some(winner) = pos.winner() {
                 return Err(CliError::bad_input(format!(
