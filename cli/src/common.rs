@@ -290,7 +290,9 @@ where
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A flag that Ctrl-C sets, for searches to poll: the first Ctrl-C stops the running search,
-/// which then reports what it has proven; a second one exits at once (exit code 130).
+/// which then reports what it has proven; a second one exits at once (exit code 130). SIGTERM
+/// and SIGHUP count as Ctrl-C (a `timeout`, a service stopped, a terminal closed): the work
+/// so far is reported and saved the same way.
 pub fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
     use std::sync::atomic::Ordering;
     static INSTALL: std::sync::Once = std::sync::Once::new();

@@ -230,6 +230,16 @@ fn interrupted(
     env: &[(&str, &str)],
     ready: impl Fn() -> bool,
 ) -> std::process::Output {
+    signalled("-INT", args, env, ready)
+}
+
+/// [`interrupted`] by the signal `kill` names `signal` (`-INT`, `-TERM`).
+fn signalled(
+    signal: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+    ready: impl Fn() -> bool,
+) -> std::process::Output {
     use std::process::{Command, Stdio};
     let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
         .args(args)
@@ -246,7 +256,7 @@ fn interrupted(
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .expect("run kill");
     assert!(killed.success());
@@ -263,6 +273,25 @@ fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
     assert_eq!(v["exact"], false, "{v}");
     let (lower, upper) = (v["lower"].as_i64().unwrap(), v["upper"].as_i64().unwrap());
     assert!(1 <= lower && lower <= upper && upper <= 27, "{v}");
+}
+
+/// SIGTERM (a `timeout`, a service stopped) stops a solve as Ctrl-C does: the bounds proven so
+/// far are reported and the `--table` file saved (it used to kill the process, losing both).
+#[test]
+fn sigterm_stops_a_solve_and_saves_its_table() {
+    let dir = std::env::temp_dir().join(format!("tabula-bilitaire-term-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("standard.tt");
+    let file = file.to_str().unwrap();
+    let mut args = vec!["bilitaire", "solve", "--position", LONG_SOLVE, "--json"];
+    args.extend_from_slice(&["--table", file]);
+    let out = signalled("-TERM", &args, &[], || true);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    assert_eq!(v["stopped"], true, "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("proven positions saved to"), "{stderr}");
+    assert!(std::path::Path::new(file).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `--table FILE`: a long solve saves what it has proven while it runs and again on Ctrl-C, and
