@@ -481,8 +481,8 @@ pub struct Label {
     pub decision: Option<u32>,
 }
 
-/// A fingerprint of an evaluator's weights and whether exact bear-offs are attached: labels
-/// made with another evaluator are not the same run.
+/// A fingerprint of an evaluator's weights, whether exact bear-offs are attached and its
+/// pruning net: labels made with another evaluator are not the same run.
 pub fn fingerprint(eval: &Evaluator) -> u64 {
     let mut h = Fnv::new();
     // A crashed net of its own is hashed after the others, so that weights without one keep
@@ -497,6 +497,13 @@ pub fn fingerprint(eval: &Evaluator) -> u64 {
     // fingerprint made without one stays what it was.
     if let Some(race) = eval.bearoff.as_ref().and_then(|b| b.race.as_ref()) {
         h.bytes(&[3, race.points() as u8]);
+    }
+    // The pruning net picks the plays a search's last ply values in full, so labels made with
+    // it and without it (`--no-prune`) differ: hashed when attached (the shipped weights'),
+    // which made every fingerprint of a run with it new in stop 66.
+    if let Some(pruner) = &eval.pruner {
+        h.bytes(&[4]);
+        h.bytes(&pruner.encode());
     }
     h.0
 }
@@ -957,6 +964,22 @@ mod tests {
             games_per_chunk: 1,
             ..LabelOptions::default()
         }
+    }
+
+    /// Labels made with the pruning net and without it differ, and so do the fingerprints
+    /// that a resumed run must match (a run resumed with `--no-prune` used to be accepted).
+    #[test]
+    fn the_pruning_net_is_part_of_the_fingerprint() {
+        let eval = crate::weights::builtin().unwrap();
+        assert!(eval.pruner.is_some());
+        let unpruned = eval.clone().without_pruner();
+        let o = LabelOptions {
+            plies: 2,
+            ..small()
+        };
+        let (a, b) = (label_chunk(eval, &o, 0), label_chunk(&unpruned, &o, 0));
+        assert!(a.iter().zip(&b).any(|(x, y)| x.deep != y.deep));
+        assert_ne!(fingerprint(eval), fingerprint(&unpruned));
     }
 
     #[test]
