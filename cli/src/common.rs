@@ -459,6 +459,15 @@ impl SearchArgs {
     }
 }
 
+/// The whole of a text file the user names (a label file, a list of positions): the reason
+/// in words when it cannot be read, or is not text (a binary file given by mistake).
+pub fn read_text(path: &std::path::Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => "not a text file (not UTF-8)".to_string(),
+        _ => e.to_string(),
+    })
+}
+
 /// The longest line a prompt takes (a move or a command is a few dozen bytes).
 pub const PROMPT_LINE_MAX: usize = 4096;
 

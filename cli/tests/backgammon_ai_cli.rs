@@ -278,6 +278,28 @@ fn bad_input_exits_2() {
         &["backgammon", "hint", "--weights", missing.to_str().unwrap()],
         "cannot read",
     );
+    // A binary file where a text file belongs; an output in a directory that is not there.
+    let binary = dir.join("binary.lab");
+    std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x80]).unwrap();
+    let binary = binary.to_str().unwrap();
+    let out = dir.join("fit.tnet");
+    let out = out.to_str().unwrap();
+    assert_bad_input(
+        &["backgammon", "fit", "--labels", binary, "--out", out],
+        "not a text file",
+    );
+    assert_bad_input(
+        &["backgammon", "baseline", "--from", binary],
+        "not a text file",
+    );
+    let nowhere = dir.join("no-such-dir").join("x.w");
+    let nowhere = nowhere.to_str().unwrap();
+    assert_bad_input(
+        &["backgammon", "train", "--games", "10", "--out", nowhere],
+        "cannot write",
+    );
+    let err = tabula(&["backgammon", "train", "--games", "10", "--out", nowhere]);
+    assert!(!String::from_utf8_lossy(&err.stderr).contains("cannot read"));
     let garbage = dir.join("garbage.tnet");
     std::fs::write(&garbage, b"definitely not weights").unwrap();
     assert_bad_input(

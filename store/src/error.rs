@@ -181,7 +181,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::BadMagic => f.write_str("not a Tabula file (bad magic)"),
             ErrorKind::UnsupportedVersion { found } => write!(
                 f,
-                "Tabula file format version {found}, this build reads {VERSION}"
+                "Tabula file format version {found}, this build reads {VERSION} (a file of \
+                 another Tabula, or a damaged one)"
             ),
             ErrorKind::WrongKind { expected, found } => match Kind::from_code(*found) {
                 Some(k) => write!(f, "a {k} file, expected a {expected} file"),

@@ -127,7 +127,9 @@ impl Kind {
     /// A short name for messages.
     pub fn name(self) -> &'static str {
         match self {
-            Kind::BearoffOneSided => "bearoff-os",
+            // The race database (race-os) is a one-sided database too, told apart by its
+            // context.
+            Kind::BearoffOneSided => "bearoff-os or race-os",
             Kind::BearoffTwoSided => "bearoff-ts",
             Kind::SolverTable => "solver table",
             Kind::NetWeights => "net weights",

@@ -244,7 +244,7 @@ pub(crate) fn baseline(
 /// The positions of `baseline --from FILE`: the first word of each line not blank and not
 /// starting with `#`, a gnubg Position ID of a game still going on.
 fn start_positions(path: &Path) -> Result<Vec<Position>, CliError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::common::read_text(path)
         .map_err(|e| CliError::bad_input(format!("--from {}: {e}", path.display())))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {

@@ -184,7 +184,7 @@ pub fn fit(args: &FitArgs) -> CliResult {
     let mut any_decisions = false;
     let files = args.labels.iter().map(|p| (p, false));
     for (p, anchor) in files.chain(args.anchor.iter().map(|p| (p, true))) {
-        let text = std::fs::read_to_string(p)
+        let text = crate::common::read_text(p)
             .map_err(|e| CliError::bad_input(format!("cannot read {}: {e}", p.display())))?;
         let f = LabelFile::read(&text)
             .map_err(|e| CliError::bad_input(format!("{}: {e}", p.display())))?;

@@ -189,7 +189,7 @@ pub fn label(args: &LabelArgs) -> CliResult {
                 args.out.display()
             )));
         }
-        let text = std::fs::read_to_string(&args.out)
+        let text = crate::common::read_text(&args.out)
             .map_err(|e| CliError::bad_input(format!("cannot read {}: {e}", args.out.display())))?;
         let file = LabelFile::read(&text)
             .map_err(|e| CliError::bad_input(format!("{}: {e}", args.out.display())))?;

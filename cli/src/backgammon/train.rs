@@ -128,8 +128,15 @@ fn start(args: &TrainArgs) -> Result<(TargetLock, Trainer), CliError> {
     }
     options(args, None)?;
     let out = args.out.display();
-    let lock = TargetLock::acquire(&args.out)
-        .map_err(|e| weights_error(format!("cannot write {out}"), e.into()))?;
+    // The store's own words: a weights error would read it as a failed read.
+    let lock = TargetLock::acquire(&args.out).map_err(|e| {
+        let message = format!("cannot write {out}: {}", e.kind());
+        if e.is_bad_input() {
+            CliError::bad_input(message)
+        } else {
+            CliError::io(message)
+        }
+    })?;
     let trainer = if args.resume {
         let file =
             NetFile::load(&args.out).map_err(|e| weights_error("cannot resume".into(), e))?;
@@ -168,6 +175,15 @@ pub fn train(args: &TrainArgs) -> CliResult {
     }
     let started = Instant::now();
     let first = trainer.games();
+    if args.resume && first >= args.games {
+        eprintln!(
+            "train: {} already holds {first} games, --games {}: nothing to train (raise --games \
+             to continue)",
+            args.out.display(),
+            args.games
+        );
+        return Ok(());
+    }
     let mut last_report = Instant::now();
     let (mut window_td, mut window_plies, mut window_games) = (0.0f64, 0u64, 0u64);
     eprintln!(
