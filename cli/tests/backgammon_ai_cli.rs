@@ -376,6 +376,64 @@ fn bad_input_exits_2() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Ctrl-C ends a training run with its games saved (exit 130), and the resumed run ends
+/// where an uninterrupted one does, byte for byte.
+#[test]
+fn an_interrupted_training_saves_and_resumes_exactly() {
+    let dir = scratch("train-int");
+    let (cut, straight) = (dir.join("cut.tnet"), dir.join("straight.tnet"));
+    let run = |out: &PathBuf, games: &str, resume: bool| {
+        let mut args = vec!["backgammon", "train", "--games", games, "--seed", "5"];
+        args.extend_from_slice(&["--out", out.to_str().unwrap(), "--bench-games", "0"]);
+        if resume {
+            args.push("--resume");
+        }
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let child = common::command()
+        .args(run(&cut, "100000000", false))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    // The file is written before the first game; a second later some games are played.
+    for _ in 0..600 {
+        if cut.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait for tabula");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let games: u64 = err
+        .split("error: interrupted: ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    let target = (games + 2).to_string();
+    for (file, resume) in [(&cut, true), (&straight, false)] {
+        let o = tabula(
+            &run(file, &target, resume)
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(
+        std::fs::read(&cut).unwrap(),
+        std::fs::read(&straight).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn training_resumes_deterministically() {
     let dir = scratch("train");

@@ -200,7 +200,18 @@ pub fn train(args: &TrainArgs) -> CliResult {
         args.checkpoint_every,
         args.out.display()
     );
+    // Ctrl-C (or SIGTERM) ends the game under way and saves: the file holds the generator's
+    // state, so a resumed run plays on exactly as an uninterrupted one would.
+    let interrupt = crate::common::interrupt_flag();
     while trainer.games() < args.games {
+        if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            save(&trainer)?;
+            return Err(CliError::interrupted(format!(
+                "interrupted: {} games saved to {} (--resume continues)",
+                trainer.games(),
+                args.out.display()
+            )));
+        }
         let stats = trainer.play_game();
         window_td += stats.abs_td;
         window_plies += stats.plies as u64;
