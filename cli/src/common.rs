@@ -291,8 +291,8 @@ static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 
 /// A flag that Ctrl-C sets, for searches to poll: the first Ctrl-C stops the running search,
 /// which then reports what it has proven; a second one exits at once (exit code 130). SIGTERM
-/// and SIGHUP count as Ctrl-C (a `timeout`, a service stopped, a terminal closed): the work
-/// so far is reported and saved the same way.
+/// counts as Ctrl-C (a `timeout`, a service stopped): the work so far is reported and saved
+/// the same way.
 pub fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
     use std::sync::atomic::Ordering;
     static INSTALL: std::sync::Once = std::sync::Once::new();
@@ -304,8 +304,44 @@ pub fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
             }
             eprintln!("interrupted: stopping the search (Ctrl-C again to quit at once)");
         });
+        #[cfg(unix)]
+        catch_sigterm();
     });
     &INTERRUPTED
+}
+
+/// Makes SIGTERM set [`interrupt_flag`]'s flag (a second one exits with code 130), where
+/// SIGTERM still has its default action: a job started with SIGTERM ignored keeps it so.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn catch_sigterm() {
+    use std::sync::atomic::Ordering;
+    extern "C" fn on_term(_: libc::c_int) {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // SAFETY: `_exit` is async-signal-safe (POSIX), unlike `exit`: it runs no
+            // destructor or atexit handler, so nothing this thread interrupted is re-entered.
+            unsafe { libc::_exit(130) }
+        }
+    }
+    // SAFETY: `sigaction` is given valid pointers to structs of this stack frame: an all-zero
+    // `sigaction` is a valid value of that plain C struct (handler SIG_DFL, no flags), and its
+    // mask is then set by `sigemptyset`. The first call only reads the current disposition. The
+    // handler installed has the `sa_handler` signature (no SA_SIGINFO) and does only what a
+    // signal handler may: a swap of a lock-free atomic (`AtomicBool` is lock-free on every
+    // target with atomics) and `_exit`.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGTERM, std::ptr::null(), &mut old) != 0
+            || old.sa_sigaction != libc::SIG_DFL
+        {
+            return;
+        }
+        let mut new: libc::sigaction = std::mem::zeroed();
+        new.sa_sigaction = on_term as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        new.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut new.sa_mask);
+        libc::sigaction(libc::SIGTERM, &new, std::ptr::null_mut());
+    }
 }
 
 /// True once Ctrl-C has stopped a search.
