@@ -256,7 +256,10 @@ fn bad_files_exit_2() {
         &dir().join("missing.tdb").display().to_string(),
         "missing.tdb",
     );
-    probe(ts, "a bearoff-ts file, expected a bearoff-os file");
+    probe(
+        ts,
+        "a bearoff-ts file, expected a bearoff-os or race-os file",
+    );
     assert_bad_input(
         &[
             "tablebase",
