@@ -275,14 +275,20 @@ fn ctrl_c_stops_a_solve_and_reports_what_was_proven() {
     assert!(1 <= lower && lower <= upper && upper <= 27, "{v}");
 }
 
+/// A scratch directory of this process for a test's `--table` file, and the file's path in it.
+fn table_file(name: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("tabula-bilitaire-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("standard.tt").to_str().unwrap().to_string();
+    (dir, file)
+}
+
 /// SIGTERM (a `timeout`, a service stopped) stops a solve as Ctrl-C does: the bounds proven so
 /// far are reported and the `--table` file saved (it used to kill the process, losing both).
 #[test]
 fn sigterm_stops_a_solve_and_saves_its_table() {
-    let dir = std::env::temp_dir().join(format!("tabula-bilitaire-term-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("standard.tt");
-    let file = file.to_str().unwrap();
+    let (dir, file) = table_file("term");
+    let file = file.as_str();
     let mut args = vec!["bilitaire", "solve", "--position", LONG_SOLVE, "--json"];
     args.extend_from_slice(&["--table", file]);
     let out = signalled("-TERM", &args, &[], || true);
@@ -298,10 +304,8 @@ fn sigterm_stops_a_solve_and_saves_its_table() {
 /// a later solve (of any position under the same rules) starts from it.
 #[test]
 fn a_solve_keeps_its_proven_positions_in_a_table_file() {
-    let dir = std::env::temp_dir().join(format!("tabula-bilitaire-table-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("standard.tt");
-    let file = file.to_str().unwrap();
+    let (dir, file) = table_file("table");
+    let file = file.as_str();
     // Stopped only after a checkpoint has written the file (slow machines start slowly).
     let out = interrupted_long_solve(
         &["--table", file],
