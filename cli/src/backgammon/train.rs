@@ -1,5 +1,6 @@
 //! `tabula backgammon train`: self-play TD(lambda) training with checkpoints.
 
+use crate::common::store_error;
 use crate::error::{CliError, CliResult};
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
@@ -128,15 +129,9 @@ fn start(args: &TrainArgs) -> Result<(TargetLock, Trainer), CliError> {
     }
     options(args, None)?;
     let out = args.out.display();
-    // The store's own words: a weights error would read it as a failed read.
-    let lock = TargetLock::acquire(&args.out).map_err(|e| {
-        let message = format!("cannot write {out}: {}", e.kind());
-        if e.is_bad_input() {
-            CliError::bad_input(message)
-        } else {
-            CliError::io(message)
-        }
-    })?;
+    // The store's own words (its error names the file): a weights error would read it as a
+    // failed read.
+    let lock = TargetLock::acquire(&args.out).map_err(|e| store_error("cannot write", e))?;
     let trainer = if args.resume {
         let file =
             NetFile::load(&args.out).map_err(|e| weights_error("cannot resume".into(), e))?;
@@ -235,9 +230,6 @@ pub fn train(args: &TrainArgs) -> CliResult {
             let line = checkpoint_line(args, &trainer);
             eprintln!("{line}");
         }
-    }
-    if trainer.games() == first {
-        save(&trainer)?;
     }
     eprintln!(
         "train: done, {} games in {:.1} s",
