@@ -302,7 +302,7 @@ pub fn interrupt_flag() -> &'static std::sync::atomic::AtomicBool {
             if INTERRUPTED.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }
-            eprintln!("interrupted: stopping the search (Ctrl-C again to quit at once)");
+            eprintln!("interrupted: stopping (Ctrl-C again to quit at once)");
         });
         #[cfg(unix)]
         catch_sigterm();

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_bad_input, stdout, tabula, tabula_with_input};
+use common::{assert_bad_input, signalled, stdout, tabula, tabula_with_input};
 
 const START: &str = "--oooo--/--oooo--/oooooooo/oooooooo/oooooooo/oooooooo/--oooo--/--oooo-- r";
 
@@ -231,38 +231,6 @@ fn interrupted(
     ready: impl Fn() -> bool,
 ) -> std::process::Output {
     signalled("-INT", args, env, ready)
-}
-
-/// [`interrupted`] by the signal `kill` names `signal` (`-INT`, `-TERM`).
-fn signalled(
-    signal: &str,
-    args: &[&str],
-    env: &[(&str, &str)],
-    ready: impl Fn() -> bool,
-) -> std::process::Output {
-    use std::process::{Command, Stdio};
-    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(args)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    for _ in 0..600 {
-        if ready() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let killed = Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
-    let out = child.wait_with_output().expect("wait for tabula");
-    assert_eq!(out.status.code(), Some(130), "{}", stdout(&out));
-    out
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_bad_input, report, stdout, tabula};
+use common::{assert_bad_input, report, signalled, stdout, tabula};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use tabula_api::tablebase::{
@@ -298,6 +298,55 @@ fn a_two_sided_probe_with_no_checkers_is_refused() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `tablebase build race-os --points 7 --out OUT EXTRA…`.
+fn race7<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "tablebase",
+        "build",
+        "race-os",
+        "--points",
+        "7",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// A race build stopped by SIGTERM (as by Ctrl-C) writes a checkpoint beside its output; a
+/// fresh build refuses to start over it, `--resume` finishes it, and the database is the one a
+/// build that ran straight through writes, byte for byte.
+#[test]
+fn an_interrupted_race_build_resumes() {
+    let file = dir().join("race-os7-resumed.tdb").display().to_string();
+    let straight = dir().join("race-os7-straight.tdb").display().to_string();
+    let checkpoint = format!("{file}.checkpoint");
+    for f in [&file, &straight, &checkpoint] {
+        let _ = std::fs::remove_file(f);
+    }
+    assert_bad_input(&race7(&file, &["--resume"]), "nothing to resume");
+    // A 7-point build takes seconds; the signal comes 1.5 s in.
+    let out = signalled("-TERM", &race7(&file, &[]), &[], || true);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("continue with --resume"), "{err}");
+    assert!(std::path::Path::new(&checkpoint).exists(), "{err}");
+    assert!(!std::path::Path::new(&file).exists(), "{err}");
+    assert_bad_input(
+        &race7(&file, &[]),
+        "continue it with --resume, or delete it",
+    );
+    let resumed: BuildReport = report(&race7(&file, &["--resume", "--json"]));
+    assert_eq!(resumed.positions, 170_544);
+    assert!(!std::path::Path::new(&checkpoint).exists());
+    let out = tabula(&race7(&straight, &[]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(std::fs::read(&file).unwrap() == std::fs::read(&straight).unwrap());
+    for f in [&file, &straight] {
+        std::fs::remove_file(f).unwrap();
+    }
 }
 
 /// The race database of 7 points (the smallest, 170,544 boards: seconds), built and probed

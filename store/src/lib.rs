@@ -96,6 +96,9 @@ pub enum Kind {
     RetroTable,
     /// The checkpoint of an unfinished retrograde build, which `--resume` continues (code 6).
     RetroCheckpoint,
+    /// The checkpoint of an unfinished race database build (`race-os`), which `--resume`
+    /// continues (code 7).
+    RaceCheckpoint,
 }
 
 impl Kind {
@@ -108,6 +111,7 @@ impl Kind {
             Kind::NetWeights => 4,
             Kind::RetroTable => 5,
             Kind::RetroCheckpoint => 6,
+            Kind::RaceCheckpoint => 7,
         }
     }
 
@@ -120,6 +124,7 @@ impl Kind {
             4 => Some(Kind::NetWeights),
             5 => Some(Kind::RetroTable),
             6 => Some(Kind::RetroCheckpoint),
+            7 => Some(Kind::RaceCheckpoint),
             _ => None,
         }
     }
@@ -135,6 +140,7 @@ impl Kind {
             Kind::NetWeights => "net weights",
             Kind::RetroTable => "retrograde table",
             Kind::RetroCheckpoint => "retrograde checkpoint",
+            Kind::RaceCheckpoint => "race-os checkpoint",
         }
     }
 }
@@ -197,11 +203,12 @@ mod tests {
             Kind::NetWeights,
             Kind::RetroTable,
             Kind::RetroCheckpoint,
+            Kind::RaceCheckpoint,
         ] {
             assert_eq!(Kind::from_code(k.code()), Some(k));
         }
         assert_eq!(Kind::from_code(0), None);
-        assert_eq!(Kind::from_code(7), None);
+        assert_eq!(Kind::from_code(8), None);
     }
 
     #[test]

@@ -2,13 +2,13 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args as ClapArgs;
 use tabula_engine::backgammon::{Position, Side};
 use tabula_tablebase::bearoff::{
-    checkers, home_board, pips, Board, OneSided, Progress, RaceTable, TwoSided, MAX_CHECKERS,
-    RACE_POINTS, RACE_POINTS_MAX, RACE_POINTS_MIN, TWO_SIDED_CHECKERS,
+    checkers, home_board, pips, Board, OneSided, Progress, RaceBuild, RaceTable, TwoSided,
+    MAX_CHECKERS, RACE_POINTS, RACE_POINTS_MAX, RACE_POINTS_MIN, TWO_SIDED_CHECKERS,
 };
 use tabula_tablebase::{Existing, StoreError, TargetLock};
 
@@ -71,6 +71,13 @@ pub struct RaceBuildArgs {
     #[arg(long, default_value_t = RACE_POINTS as u64,
           value_parser = clap::value_parser!(u64).range(RACE_POINTS_MIN as u64..=RACE_POINTS_MAX as u64))]
     points: u64,
+    /// Continue an interrupted build from its checkpoint (OUT.checkpoint).
+    #[arg(long)]
+    resume: bool,
+    /// Minutes between checkpoints (a kill -9 loses at most this much work; Ctrl-C writes
+    /// one after the level of pip count under way).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    checkpoint_minutes: u32,
     #[command(flatten)]
     common: BuildArgs,
 }
@@ -98,28 +105,94 @@ pub struct ProbeArgs {
 
 /// Builds a bearoff database.
 pub(super) fn build(db: Db, args: BuildArgs) -> CliResult {
+    if db == Db::RaceOs {
+        return build_race(RaceBuildArgs {
+            points: RACE_POINTS as u64,
+            resume: false,
+            checkpoint_minutes: 5,
+            common: args,
+        });
+    }
     let existing = if args.replace {
         Existing::Replace
     } else {
         Existing::Refuse
     };
-    build_db(db, args.out, existing, args.json, 0)
+    build_db(db, args.out, existing, args.json)
 }
 
-/// Builds a race database.
+/// Builds a race database: level by level of pip count, with a checkpoint beside the output
+/// every `--checkpoint-minutes` and on Ctrl-C (or SIGTERM), which `--resume` continues. A
+/// fresh build refuses to start over a checkpoint: the work in it is not thrown away unasked.
 pub(super) fn build_race(args: RaceBuildArgs) -> CliResult {
     let existing = if args.common.replace {
         Existing::Replace
     } else {
         Existing::Refuse
     };
-    build_db(
-        Db::RaceOs,
-        args.common.out,
-        existing,
-        args.common.json,
-        args.points as usize,
-    )
+    let points = args.points as usize;
+    let out = args.common.out.unwrap_or_else(|| Db::RaceOs.default_file());
+    let lock = lock_output(&out, existing)?;
+    let mut name = out.clone().into_os_string();
+    name.push(".checkpoint");
+    let checkpoint = PathBuf::from(name);
+    let checkpoint_lock = TargetLock::acquire(&checkpoint)
+        .map_err(|e| store_error("cannot write the checkpoint", e))?;
+    let started = Instant::now();
+    let mut build = match (args.resume, std::fs::symlink_metadata(&checkpoint).is_ok()) {
+        (true, true) => RaceBuild::load_checkpoint(&checkpoint, points)
+            .map_err(|e| store_error("cannot resume from the checkpoint", e))?,
+        (true, false) => {
+            return Err(CliError::bad_input(format!(
+                "nothing to resume: no checkpoint at {}",
+                checkpoint.display()
+            )))
+        }
+        (false, true) => {
+            return Err(CliError::bad_input(format!(
+                "a checkpoint of an unfinished build is at {}: continue it with --resume, or \
+                 delete it to start over",
+                checkpoint.display()
+            )))
+        }
+        (false, false) => RaceBuild::new(points),
+    };
+    let every = Duration::from_secs(60 * u64::from(args.checkpoint_minutes));
+    let interrupt = crate::common::interrupt_flag();
+    let mut reporter = Reporter::new(Db::RaceOs.name());
+    reporter.report(build.progress());
+    let mut last_checkpoint = Instant::now();
+    while build.step() {
+        reporter.report(build.progress());
+        let stop = interrupt.load(std::sync::atomic::Ordering::Relaxed);
+        if stop || last_checkpoint.elapsed() >= every {
+            build
+                .save_checkpoint(&checkpoint_lock)
+                .map_err(|e| store_error("cannot write the checkpoint", e))?;
+            last_checkpoint = Instant::now();
+            if stop {
+                return Err(CliError::interrupted(format!(
+                    "interrupted; the work so far is in {} (continue with --resume)",
+                    checkpoint.display()
+                )));
+            }
+        }
+    }
+    let table = build.finish();
+    table.save_locked(&lock, existing).map_err(cannot_write)?;
+    drop(lock);
+    // The database is written: its checkpoint has nothing more to give.
+    match std::fs::remove_file(&checkpoint) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "warning: cannot remove the checkpoint {}: {e}",
+                checkpoint.display()
+            )
+        }
+        _ => {}
+    }
+    drop(checkpoint_lock);
+    built_report(Db::RaceOs, &out, table.len(), started, args.common.json)
 }
 
 /// Probes a bearoff database.
@@ -245,50 +318,48 @@ impl Reporter {
     }
 }
 
-/// Builds `db` into `out`; `points` is the race database's (unused by the others).
-fn build_db(
-    db: Db,
-    out: Option<PathBuf>,
-    existing: Existing,
-    json: bool,
-    points: usize,
-) -> CliResult {
-    let out = out.unwrap_or_else(|| db.default_file());
-    // Fail before the work, not after it, when the file cannot go where asked (no such
-    // directory, a directory, not writable, another process writing it): the lock is taken
-    // now, in the target's directory, and held until the file is written. An existing file
-    // is refused here too, unless --replace.
-    let cannot_write = |e: StoreError| {
-        if matches!(e.kind(), tabula_store::ErrorKind::Exists) {
-            CliError::bad_input(format!(
-                "cannot write the database: {e} (give --replace to build it again)"
-            ))
-        } else {
-            store_error("cannot write the database", e)
-        }
-    };
-    let lock = TargetLock::acquire(&out).map_err(cannot_write)?;
+/// An error writing a database: an existing file is refused with a hint.
+fn cannot_write(e: StoreError) -> CliError {
+    if matches!(e.kind(), tabula_store::ErrorKind::Exists) {
+        CliError::bad_input(format!(
+            "cannot write the database: {e} (give --replace to build it again)"
+        ))
+    } else {
+        store_error("cannot write the database", e)
+    }
+}
+
+/// The output's lock, taken before the work, not after it: a file that cannot go where asked
+/// (no such directory, a directory, not writable, another process writing it) fails now, and
+/// so does an existing file unless --replace. Held until the file is written.
+fn lock_output(out: &Path, existing: Existing) -> Result<TargetLock, CliError> {
+    let lock = TargetLock::acquire(out).map_err(cannot_write)?;
     lock.check(existing).map_err(cannot_write)?;
+    Ok(lock)
+}
+
+/// Builds the bearoff database `db` into `out` (the race database: [`build_race`]).
+fn build_db(db: Db, out: Option<PathBuf>, existing: Existing, json: bool) -> CliResult {
+    let out = out.unwrap_or_else(|| db.default_file());
+    let lock = lock_output(&out, existing)?;
     let started = Instant::now();
     let mut reporter = Reporter::new(db.name());
-    let (positions, saved) = match db {
-        Db::BearoffOs => {
-            let table = OneSided::build_with_progress(|p| reporter.report(p));
-            (table.len(), table.save_locked(&lock, existing))
-        }
-        Db::BearoffTs => {
-            let table = TwoSided::build_with_progress(|p| reporter.report(p));
-            (table.len(), table.save_locked(&lock, existing))
-        }
-        Db::RaceOs => {
-            let table = RaceTable::build_with_progress(points, |p| reporter.report(p));
-            (table.len(), table.save_locked(&lock, existing))
-        }
+    let (positions, saved) = if db == Db::BearoffTs {
+        let table = TwoSided::build_with_progress(|p| reporter.report(p));
+        (table.len(), table.save_locked(&lock, existing))
+    } else {
+        let table = OneSided::build_with_progress(|p| reporter.report(p));
+        (table.len(), table.save_locked(&lock, existing))
     };
     saved.map_err(cannot_write)?;
     drop(lock);
+    built_report(db, &out, positions, started, json)
+}
+
+/// The report of a database written to `out`.
+fn built_report(db: Db, out: &Path, positions: usize, started: Instant, json: bool) -> CliResult {
     let elapsed = started.elapsed();
-    let bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+    let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     if json {
         return print_json(&BuildReport {
             db: db.name().into(),

@@ -159,3 +159,36 @@ pub fn assert_weights_play(weights: &Path) {
     ]);
     assert_eq!(v["moves"].as_array().unwrap().len(), 16, "{v}");
 }
+
+/// `tabula ARGS` with `env`, stopped by the signal `kill` names `signal` (`-INT`, `-TERM`) once
+/// 1.5 s have passed and `ready()` holds (polled for up to a minute); checks it exited with
+/// code 130.
+pub fn signalled(
+    signal: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+    ready: impl Fn() -> bool,
+) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    for _ in 0..600 {
+        if ready() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let killed = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait for tabula");
+    assert_eq!(out.status.code(), Some(130), "{}", stdout(&out));
+    out
+}

@@ -48,7 +48,10 @@ pub use few::{FewCheckers, FEW_CHECKERS, FEW_CHECKERS_LIMIT};
 pub use index::{checkers, pips, positions_up_to, rank, tier_size, tier_start, unrank};
 pub use moves::children;
 pub use one_sided::{OneSided, MAX_ROLLS};
-pub use race::{race_boards, RaceError, RaceTable, RACE_POINTS, RACE_POINTS_MAX, RACE_POINTS_MIN};
+pub use race::{
+    race_boards, CheckpointError, RaceBuild, RaceError, RaceTable, RACE_POINTS, RACE_POINTS_MAX,
+    RACE_POINTS_MIN,
+};
 pub use two_sided::TwoSided;
 
 /// Home-board checker counts, ace point first.

@@ -319,107 +319,11 @@ impl RaceTable {
 
     /// The same, reporting progress after each solved level of pip count.
     pub fn build_with_progress(points: usize, mut progress: impl FnMut(Progress)) -> RaceTable {
-        assert!(
-            (RACE_POINTS_MIN..=RACE_POINTS_MAX).contains(&points),
-            "{points} points: {RACE_POINTS_MIN} to {RACE_POINTS_MAX}"
-        );
-        let count = race_boards(points);
-        let levels = spreads_by_pips(points);
-        // The empty board (rank 0): "0 rolls" for both distributions.
-        let done = Entry {
-            offset: 0,
-            off: [0, 1],
-            first: [0, 1],
-        };
-        let mut index = vec![done; count];
-        let mut means = vec![0.0f64; count];
-        // The first-checker means of full boards (0 for a board with a checker off).
-        let mut first_means = vec![0.0f64; count];
-        let mut values = vec![1.0f32, 1.0];
-        let mut solved_boards = 1;
-        for level in levels.iter().skip(1) {
-            let (index_ro, values_ro) = (&index, &values);
-            let (means_ro, first_ro) = (&means, &first_means);
-            let dist = |r: usize, which: usize, into: &mut [f64; RACE_MAX_ROLLS], w: f64| {
-                let span = index_ro[r].span(which);
-                let at = span.offset as usize;
-                let start = span.start as usize + 1;
-                assert!(
-                    start + (span.len as usize) < RACE_MAX_ROLLS,
-                    "distribution overflow"
-                );
-                for (k, p) in values_ro[at..at + span.len as usize].iter().enumerate() {
-                    into[start + k] += w * f64::from(*p);
-                }
-            };
-            type Solved = (usize, [f64; RACE_MAX_ROLLS], Option<[f64; RACE_MAX_ROLLS]>);
-            let solved: Vec<Solved> = level
-                .par_iter()
-                .map(|s| {
-                    let full = s[CHECKERS - 1] > 0;
-                    let mut off = [0.0; RACE_MAX_ROLLS];
-                    let mut first = [0.0; RACE_MAX_ROLLS];
-                    for dice in Dice::ALL {
-                        let w = f64::from(dice.weight()) / 36.0;
-                        let (mut best, mut best_first) = (usize::MAX, usize::MAX);
-                        for child in children(s, dice) {
-                            let c = rank(&child);
-                            if best == usize::MAX
-                                || means_ro[c] < means_ro[best]
-                                || (means_ro[c] == means_ro[best] && c < best)
-                            {
-                                best = c;
-                            }
-                            if full
-                                && (best_first == usize::MAX
-                                    || first_ro[c] < first_ro[best_first]
-                                    || (first_ro[c] == first_ro[best_first] && c < best_first))
-                            {
-                                best_first = c;
-                            }
-                        }
-                        dist(best, 0, &mut off, w);
-                        if full {
-                            // A child with a checker off has "0 rolls" as its first-checker
-                            // distribution, so this adds w at one roll.
-                            dist(best_first, 1, &mut first, w);
-                        }
-                    }
-                    (rank(s), off, full.then_some(first))
-                })
-                .collect();
-            for (r, mut off, first) in solved {
-                let (a, b) = trim(&mut off);
-                means[r] = mean_of(&off[a..b]) + a as f64;
-                let mut entry = Entry {
-                    offset: values.len() as u32,
-                    off: [a as u8, (b - a) as u8],
-                    // With a checker off: "0 rolls", stored after the bear-off distribution.
-                    first: [0, 1],
-                };
-                values.extend(off[a..b].iter().map(|&p| p as f32));
-                match first {
-                    Some(mut first) => {
-                        let (a, b) = trim(&mut first);
-                        first_means[r] = mean_of(&first[a..b]) + a as f64;
-                        entry.first = [a as u8, (b - a) as u8];
-                        values.extend(first[a..b].iter().map(|&p| p as f32));
-                    }
-                    None => values.push(1.0),
-                }
-                index[r] = entry;
-            }
-            solved_boards += level.len();
-            progress(Progress {
-                done: solved_boards,
-                total: count,
-            });
+        let mut build = RaceBuild::new(points);
+        while build.step() {
+            progress(build.progress());
         }
-        RaceTable {
-            points,
-            index,
-            values: Values::Memory(values),
-        }
+        build.finish()
     }
 
     /// The points the database covers: a side is in it when every checker it has left stands
@@ -702,6 +606,394 @@ fn with_points(
     }
 }
 
+/// A race database being built, level by level of pip count: what a checkpoint saves and a
+/// resumed build continues from ([`RaceBuild::save_checkpoint`], [`RaceBuild::load_checkpoint`]).
+/// A build that is stopped, saved and resumed makes the same database, byte for byte, as one
+/// that ran straight through: the state saved is the whole state, the means in full precision.
+///
+/// Checkpoint payload (a [`Kind::RaceCheckpoint`] file whose context is the database's plus
+/// `build=checkpoint`; little-endian): a 32-byte record (format 1, points, levels solved,
+/// number of probabilities, as `u64`), then by rank the index (offset `u32`, first roll count
+/// and length of the bear-off distribution and of the first-checker one, a byte each: 8 bytes
+/// a board), the expected rolls to bear off and to bear off the first checker (`f64` each),
+/// then the probabilities as `f32` in the order they were solved.
+pub struct RaceBuild {
+    points: usize,
+    /// Every spread, by pip count.
+    levels: Vec<Vec<Spread>>,
+    /// The levels solved: `levels[..solved_levels]` (level 0, the empty board, from the start).
+    solved_levels: usize,
+    /// Boards solved.
+    solved_boards: usize,
+    index: Vec<Entry>,
+    /// Expected rolls to bear off, by rank.
+    means: Vec<f64>,
+    /// Expected rolls to bear off the first checker of a full board (0 for a board with a
+    /// checker off), by rank.
+    first_means: Vec<f64>,
+    values: Vec<f32>,
+}
+
+impl fmt::Debug for RaceBuild {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RaceBuild")
+            .field("points", &self.points)
+            .field("solved_levels", &self.solved_levels)
+            .field("levels", &self.levels.len())
+            .field("solved_boards", &self.solved_boards)
+            .finish()
+    }
+}
+
+/// The checkpoint record's format.
+const CHECKPOINT_FORMAT: u64 = 1;
+/// Bytes of the checkpoint record.
+const CHECKPOINT_RECORD: usize = 32;
+/// Bytes a board in a checkpoint: index entry, two means.
+const CHECKPOINT_BOARD: usize = 8 + 8 + 8;
+
+/// The index entry of a board not solved yet, and of the empty board: "0 rolls" for both
+/// distributions, the probability 1 at offset 0.
+const UNSOLVED: Entry = Entry {
+    offset: 0,
+    off: [0, 1],
+    first: [0, 1],
+};
+
+/// Why a race checkpoint's payload was refused: the detail of a [`StoreError`] of kind
+/// [`tabula_store::ErrorKind::BadPayload`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CheckpointError {
+    /// A record of another format, or of other points than the build's.
+    Record { why: String },
+    /// A payload of `len` bytes where the record says `expected`.
+    Length { len: u64, expected: u64 },
+    /// A board whose saved entry no build writes (a span outside the probabilities, a
+    /// distribution that does not sum to one, a board of a level not solved yet with values).
+    Board { rank: usize },
+}
+
+impl fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckpointError::Record { why } => write!(f, "checkpoint record: {why}"),
+            CheckpointError::Length { len, expected } => {
+                write!(f, "a checkpoint of {len} bytes, its record says {expected}")
+            }
+            CheckpointError::Board { rank } => {
+                write!(f, "board {rank}: an entry no build writes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CheckpointError {}
+
+impl RaceBuild {
+    /// A build of the database of `points` points ([`RACE_POINTS_MIN`] to
+    /// [`RACE_POINTS_MAX`]; any other count panics), nothing solved but the empty board.
+    pub fn new(points: usize) -> RaceBuild {
+        assert!(
+            (RACE_POINTS_MIN..=RACE_POINTS_MAX).contains(&points),
+            "{points} points: {RACE_POINTS_MIN} to {RACE_POINTS_MAX}"
+        );
+        let count = race_boards(points);
+        RaceBuild {
+            points,
+            levels: spreads_by_pips(points),
+            solved_levels: 1,
+            solved_boards: 1,
+            index: vec![UNSOLVED; count],
+            means: vec![0.0; count],
+            first_means: vec![0.0; count],
+            values: vec![1.0, 1.0],
+        }
+    }
+
+    /// The points of the database being built.
+    pub fn points(&self) -> usize {
+        self.points
+    }
+
+    /// Boards solved so far, of all.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            done: self.solved_boards,
+            total: self.index.len(),
+        }
+    }
+
+    /// Has every level been solved?
+    pub fn is_done(&self) -> bool {
+        self.solved_levels == self.levels.len()
+    }
+
+    /// Solves the next level of pip count, its boards in parallel; false when none was left.
+    pub fn step(&mut self) -> bool {
+        let Some(level) = self.levels.get(self.solved_levels) else {
+            return false;
+        };
+        let (index_ro, values_ro) = (&self.index, &self.values);
+        let (means_ro, first_ro) = (&self.means, &self.first_means);
+        let dist = |r: usize, which: usize, into: &mut [f64; RACE_MAX_ROLLS], w: f64| {
+            let span = index_ro[r].span(which);
+            let at = span.offset as usize;
+            let start = span.start as usize + 1;
+            assert!(
+                start + (span.len as usize) < RACE_MAX_ROLLS,
+                "distribution overflow"
+            );
+            for (k, p) in values_ro[at..at + span.len as usize].iter().enumerate() {
+                into[start + k] += w * f64::from(*p);
+            }
+        };
+        type Solved = (usize, [f64; RACE_MAX_ROLLS], Option<[f64; RACE_MAX_ROLLS]>);
+        let solved: Vec<Solved> = level
+            .par_iter()
+            .map(|s| {
+                let full = s[CHECKERS - 1] > 0;
+                let mut off = [0.0; RACE_MAX_ROLLS];
+                let mut first = [0.0; RACE_MAX_ROLLS];
+                for dice in Dice::ALL {
+                    let w = f64::from(dice.weight()) / 36.0;
+                    let (mut best, mut best_first) = (usize::MAX, usize::MAX);
+                    for child in children(s, dice) {
+                        let c = rank(&child);
+                        if best == usize::MAX
+                            || means_ro[c] < means_ro[best]
+                            || (means_ro[c] == means_ro[best] && c < best)
+                        {
+                            best = c;
+                        }
+                        if full
+                            && (best_first == usize::MAX
+                                || first_ro[c] < first_ro[best_first]
+                                || (first_ro[c] == first_ro[best_first] && c < best_first))
+                        {
+                            best_first = c;
+                        }
+                    }
+                    dist(best, 0, &mut off, w);
+                    if full {
+                        // A child with a checker off has "0 rolls" as its first-checker
+                        // distribution, so this adds w at one roll.
+                        dist(best_first, 1, &mut first, w);
+                    }
+                }
+                (rank(s), off, full.then_some(first))
+            })
+            .collect();
+        let boards = level.len();
+        for (r, mut off, first) in solved {
+            let (a, b) = trim(&mut off);
+            self.means[r] = mean_of(&off[a..b]) + a as f64;
+            let mut entry = Entry {
+                offset: self.values.len() as u32,
+                off: [a as u8, (b - a) as u8],
+                // With a checker off: "0 rolls", stored after the bear-off distribution.
+                first: [0, 1],
+            };
+            self.values.extend(off[a..b].iter().map(|&p| p as f32));
+            match first {
+                Some(mut first) => {
+                    let (a, b) = trim(&mut first);
+                    self.first_means[r] = mean_of(&first[a..b]) + a as f64;
+                    entry.first = [a as u8, (b - a) as u8];
+                    self.values.extend(first[a..b].iter().map(|&p| p as f32));
+                }
+                None => self.values.push(1.0),
+            }
+            self.index[r] = entry;
+        }
+        self.solved_boards += boards;
+        self.solved_levels += 1;
+        true
+    }
+
+    /// The database, once the levels left are solved.
+    pub fn finish(mut self) -> RaceTable {
+        while self.step() {}
+        RaceTable {
+            points: self.points,
+            index: self.index,
+            values: Values::Memory(self.values),
+        }
+    }
+
+    /// The context string of its checkpoints.
+    pub fn checkpoint_context(points: usize) -> String {
+        format!("{};build=checkpoint", RaceTable::context(points))
+    }
+
+    /// Writes the build's state to the target of `lock` (held by the caller), replacing the
+    /// checkpoint there atomically. Streamed: nothing but the state is held in memory.
+    pub fn save_checkpoint(&self, lock: &TargetLock) -> Result<(), StoreError> {
+        let n = self.index.len();
+        let len = (CHECKPOINT_RECORD + n * CHECKPOINT_BOARD + 4 * self.values.len()) as u64;
+        let context = Self::checkpoint_context(self.points);
+        let mut w = lock.writer(
+            tabula_store::Spec::new(Kind::RaceCheckpoint, &context, len),
+            Existing::Replace,
+        )?;
+        let mut record = Vec::with_capacity(CHECKPOINT_RECORD);
+        for x in [
+            CHECKPOINT_FORMAT,
+            self.points as u64,
+            self.solved_levels as u64,
+            self.values.len() as u64,
+        ] {
+            record.extend_from_slice(&x.to_le_bytes());
+        }
+        w.write_payload(&record)?;
+        let mut chunk = Vec::with_capacity(1 << 16);
+        let mut put = |bytes: &[u8], w: &mut tabula_store::Writer<'_>| {
+            chunk.extend_from_slice(bytes);
+            if chunk.len() + 8 > chunk.capacity() {
+                w.write_payload(&chunk)?;
+                chunk.clear();
+            }
+            Ok::<(), StoreError>(())
+        };
+        for e in &self.index {
+            put(&e.offset.to_le_bytes(), &mut w)?;
+            put(&[e.off[0], e.off[1], e.first[0], e.first[1]], &mut w)?;
+        }
+        for m in self.means.iter().chain(&self.first_means) {
+            put(&m.to_le_bytes(), &mut w)?;
+        }
+        for p in &self.values {
+            put(&p.to_le_bytes(), &mut w)?;
+        }
+        w.write_payload(&chunk)?;
+        w.finish()
+    }
+
+    /// Reads the checkpoint at `path` of a build of `points` points, checking it whole (the
+    /// container's checksums, then the record, the length, and every board: a solved board's
+    /// spans within the probabilities and each distribution summing to one, an unsolved one
+    /// untouched); a checkpoint that fails a check is refused, never resumed from.
+    pub fn load_checkpoint(path: impl AsRef<Path>, points: usize) -> Result<RaceBuild, StoreError> {
+        let path = path.as_ref();
+        check_points(path, points)?;
+        let file = StoreFile::open(
+            path,
+            Kind::RaceCheckpoint,
+            &Self::checkpoint_context(points),
+        )?;
+        let bad = |why: CheckpointError| StoreError::bad_payload(Some(path), why);
+        let len = file.payload_len();
+        let mut reader = file.reader();
+        let mut read = |buf: &mut [u8]| {
+            std::io::Read::read_exact(&mut reader, buf).map_err(|e| reader.store_error(e))
+        };
+        let mut record = [0u8; CHECKPOINT_RECORD];
+        if len < CHECKPOINT_RECORD as u64 {
+            return Err(bad(CheckpointError::Length {
+                len,
+                expected: CHECKPOINT_RECORD as u64,
+            }));
+        }
+        read(&mut record)?;
+        let field = |i: usize| {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(&record[8 * i..8 * i + 8]);
+            u64::from_le_bytes(x)
+        };
+        let mut build = RaceBuild::new(points);
+        let n = build.index.len();
+        let (format, saved_points, solved_levels, values) =
+            (field(0), field(1), field(2), field(3));
+        let record_error = |why: String| bad(CheckpointError::Record { why });
+        if format != CHECKPOINT_FORMAT {
+            return Err(record_error(format!(
+                "format {format}, expected {CHECKPOINT_FORMAT}"
+            )));
+        }
+        if saved_points != points as u64 {
+            return Err(record_error(format!(
+                "{saved_points} points, expected {points}"
+            )));
+        }
+        if !(1..=build.levels.len() as u64).contains(&solved_levels) {
+            return Err(record_error(format!(
+                "{solved_levels} levels solved, of {}",
+                build.levels.len()
+            )));
+        }
+        // At most 2 × RACE_MAX_ROLLS probabilities a board.
+        let most_values = 2 * RACE_MAX_ROLLS as u64 * n as u64;
+        if values > most_values {
+            return Err(record_error(format!("{values} probabilities")));
+        }
+        let expected = CHECKPOINT_RECORD as u64 + (n * CHECKPOINT_BOARD) as u64 + 4 * values;
+        if len != expected {
+            return Err(bad(CheckpointError::Length { len, expected }));
+        }
+        let mut bytes = vec![0u8; 8 * n];
+        read(&mut bytes)?;
+        for (e, b) in build.index.iter_mut().zip(bytes.chunks_exact(8)) {
+            *e = Entry {
+                offset: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                off: [b[4], b[5]],
+                first: [b[6], b[7]],
+            };
+        }
+        for means in [&mut build.means, &mut build.first_means] {
+            read(&mut bytes)?;
+            means.clear();
+            means.extend(crate::f64s(&bytes));
+        }
+        drop(bytes);
+        build.values = Vec::with_capacity(values as usize);
+        let mut chunk = vec![0u8; 1 << 16];
+        let mut left = 4 * values as usize;
+        while left > 0 {
+            let take = left.min(chunk.len());
+            read(&mut chunk[..take])?;
+            build.values.extend(f32s(&chunk[..take]));
+            left -= take;
+        }
+        build.solved_levels = solved_levels as usize;
+        build.solved_boards = build.levels[..build.solved_levels]
+            .iter()
+            .map(Vec::len)
+            .sum();
+        build.check().map_err(bad)?;
+        Ok(build)
+    }
+
+    /// Every board as a build leaves it: see [`RaceBuild::load_checkpoint`].
+    fn check(&self) -> Result<(), CheckpointError> {
+        let unsolved = |r: usize| {
+            self.index[r] != UNSOLVED || self.means[r] != 0.0 || self.first_means[r] != 0.0
+        };
+        for (l, level) in self.levels.iter().enumerate() {
+            for s in level {
+                let r = rank(s);
+                let fine = if l == 0 || l >= self.solved_levels {
+                    !unsolved(r)
+                } else {
+                    let e = self.index[r];
+                    (0..2).all(|which| {
+                        let span = e.span(which);
+                        let at = span.offset as usize;
+                        let end = at + span.len as usize;
+                        bad_span(r, span.start, span.len).is_none()
+                            && end <= self.values.len()
+                            && check_distribution(&self.values[at..end], r).is_ok()
+                    }) && self.means[r].is_finite()
+                        && self.first_means[r].is_finite()
+                };
+                if !fine {
+                    return Err(CheckpointError::Board { rank: r });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{unrank, FewCheckers, OneSided, POINTS};
@@ -973,5 +1265,78 @@ mod tests {
             RaceTable::from_payload(&payload[..payload.len() - 4], 7),
             Err(PayloadError::DataLength { .. })
         ));
+    }
+
+    /// A build stopped at any level, saved and resumed makes the same file as a build that
+    /// ran straight through; a checkpoint that no build writes is refused.
+    #[test]
+    fn a_resumed_build_makes_the_same_database() {
+        let dir = std::env::temp_dir().join(format!("tabula-race-ckpt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("race7.tdb.checkpoint");
+        let want = table7().payload().unwrap();
+        let levels = spreads_by_pips(7).len();
+        // Stopped past the middle (a 7-point build takes seconds: one build in all).
+        let mut build = RaceBuild::new(7);
+        for _ in 0..60 {
+            assert!(build.step());
+        }
+        let lock = TargetLock::acquire(&path).unwrap();
+        build.save_checkpoint(&lock).unwrap();
+        drop(lock);
+        let resumed = RaceBuild::load_checkpoint(&path, 7).unwrap();
+        assert_eq!(resumed.progress(), build.progress());
+        assert!(!resumed.is_done() && levels > 61);
+        assert_eq!(resumed.finish().payload().unwrap(), want);
+        // Another database's checkpoint: refused by its context.
+        let e = RaceBuild::load_checkpoint(&path, 8).unwrap_err();
+        assert!(e.to_string().contains("points=7"), "{e}");
+        // A state no build leaves, written with intact checksums: refused by the checks.
+        let refused = |build: &RaceBuild| {
+            let lock = TargetLock::acquire(&path).unwrap();
+            build.save_checkpoint(&lock).unwrap();
+            drop(lock);
+            let e = RaceBuild::load_checkpoint(&path, 7).unwrap_err();
+            assert!(
+                matches!(e.kind(), tabula_store::ErrorKind::BadPayload { .. }),
+                "{e}"
+            );
+            e.to_string()
+        };
+        let mut build = RaceBuild::new(7);
+        for _ in 0..10 {
+            build.step();
+        }
+        let solved = rank(&build.levels[9][0]);
+        let unsolved = rank(&build.levels[11][0]);
+        let mut bad = RaceBuild::new(7);
+        bad.solved_levels = 0;
+        assert!(refused(&bad).contains("0 levels solved"));
+        let mut bad = RaceBuild::new(7);
+        bad.solved_levels = levels + 1;
+        assert!(refused(&bad).contains("levels solved"));
+        let mut bad = std::mem::replace(&mut build, RaceBuild::new(7));
+        bad.index[solved].offset = bad.values.len() as u32;
+        assert!(refused(&bad).contains(&format!("board {solved}")));
+        bad.index[solved].offset = 2;
+        bad.index[solved].off[1] = 0;
+        assert!(refused(&bad).contains(&format!("board {solved}")));
+        let mut bad = RaceBuild::new(7);
+        for _ in 0..10 {
+            bad.step();
+        }
+        bad.means[unsolved] = 3.0;
+        assert!(refused(&bad).contains(&format!("board {unsolved}")));
+        // The container's own checks come first: a damaged byte fails its block's checksum.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let n = bytes.len();
+        bytes[n - 10] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = RaceBuild::load_checkpoint(&path, 7).unwrap_err();
+        assert!(
+            matches!(e.kind(), tabula_store::ErrorKind::Corrupt { .. }),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
