@@ -151,6 +151,9 @@ pub struct BaselineReport {
     /// `baseline --from`: the positions the pairs started from.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub positions: Option<u64>,
+    /// Ctrl-C (or SIGTERM) ended the series early: the figures are those of the games played.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub stopped: bool,
     pub win_rate: f64,
     pub wins: u64,
 }

@@ -4,7 +4,8 @@
 mod common;
 
 use common::{
-    assert_bad_input, assert_weights_play, json_output as json_of, stdout, tabula, BEAR_OFF,
+    assert_bad_input, assert_weights_play, json_output as json_of, signalled, stdout, tabula,
+    BEAR_OFF,
 };
 use std::path::{Path, PathBuf};
 
@@ -528,6 +529,32 @@ fn baseline_reports_a_win_rate() {
     ]);
     assert_eq!(v["games"], 50);
     assert!(v["win_rate"].as_f64().unwrap() > 0.7, "{v}");
+}
+
+/// A long `baseline` stopped by SIGTERM (as by Ctrl-C) reports the games played, marked
+/// stopped, with exit code 130 (it used to die without a word): the same figures as a series
+/// of that many games.
+#[test]
+fn a_stopped_baseline_reports_the_games_played() {
+    let out = signalled(
+        "-TERM",
+        &["backgammon", "baseline", "--games", "100000000", "--json"],
+        &[],
+        || true,
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    assert_eq!(v["stopped"], true, "{v}");
+    let games = v["games"].as_u64().unwrap();
+    assert!(games > 0 && games < 100_000_000, "{v}");
+    let mut whole = json_of(&[
+        "backgammon",
+        "baseline",
+        "--games",
+        &games.to_string(),
+        "--json",
+    ]);
+    whole["stopped"] = true.into();
+    assert_eq!(v, whole);
 }
 
 /// `baseline --from FILE`: duplicate games from the positions of a file (comments and blank

@@ -121,8 +121,23 @@ fn play_out(
 /// the pair cancels, so only their differences count: a sharp measure of, say, two race nets
 /// from race positions. Two games a position, in the report for `a`.
 pub fn versus_from(a: Player, b: Player, starts: &[Position], seed: u64) -> VersusReport {
+    versus_from_until(a, b, starts, seed, || false)
+}
+
+/// [`versus_from`], asking `stop` before each pair: once it says so, the report of the pairs
+/// played (a prefix of the full series, the same games).
+pub fn versus_from_until(
+    a: Player,
+    b: Player,
+    starts: &[Position],
+    seed: u64,
+    stop: impl Fn() -> bool,
+) -> VersusReport {
     let mut r = VersusReport::default();
     for (i, start) in starts.iter().enumerate() {
+        if stop() {
+            break;
+        }
         let dice_seed = seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut pair = 0i64;
         for (first, second, sign) in [(a, b, 1), (b, a, -1)] {
@@ -192,9 +207,24 @@ impl VersusReport {
 
 /// `games` games of `a` against `b` from `seed`, `a` rolling first in the even-numbered ones.
 pub fn versus(a: Player, b: Player, games: u64, seed: u64) -> VersusReport {
+    versus_until(a, b, games, seed, || false)
+}
+
+/// [`versus`], asking `stop` before each game: once it says so, the report of the games played
+/// (a prefix of the full series, the same games).
+pub fn versus_until(
+    a: Player,
+    b: Player,
+    games: u64,
+    seed: u64,
+    stop: impl Fn() -> bool,
+) -> VersusReport {
     let mut rng = Rng::new(seed);
     let mut r = VersusReport::default();
     for g in 0..games {
+        if stop() {
+            break;
+        }
         let pts = if g % 2 == 0 {
             play_game(a, b, &mut rng)
         } else {
@@ -213,6 +243,13 @@ mod tests {
     fn pip_counter_beats_random_and_series_are_reproducible() {
         let r = versus(Player::PipCount, Player::Random, 200, 5);
         assert_eq!(r, versus(Player::PipCount, Player::Random, 200, 5));
+        // Stopped after 120 games: the first 120 games of the series.
+        let played = std::cell::Cell::new(0);
+        let stopped = versus_until(Player::PipCount, Player::Random, 200, 5, || {
+            played.set(played.get() + 1);
+            played.get() > 120
+        });
+        assert_eq!(stopped, versus(Player::PipCount, Player::Random, 120, 5));
         assert_eq!(r.games, 200);
         assert!(r.win_rate() > 0.6, "{r:?}");
     }

@@ -12,7 +12,7 @@ use tabula_api::build::backgammon::side_to_move;
 use tabula_api::report::{MoveEntry, MovesReport};
 use tabula_engine::backgammon::{Position, Side};
 use tabula_gammon::advisor::{cube_state, Advisor, CubeAdvice};
-use tabula_gammon::baseline::{versus, versus_from, Player};
+use tabula_gammon::baseline::{versus_from_until, versus_until, Player};
 use tabula_gammon::cube::DEFAULT_CUBE_EFFICIENCY;
 use tabula_gammon::{equity as cubeless_equity, SearchOptions};
 
@@ -198,10 +198,30 @@ pub(crate) fn baseline(
     let starts = from.map(start_positions).transpose()?;
     let eval = exact(load_net(weights)?);
     let started = Instant::now();
-    let r = match &starts {
-        Some(starts) => versus_from(Player::Net(&eval), opp, starts, seed),
-        None => versus(Player::Net(&eval), opp, games, seed),
+    // Ctrl-C (or SIGTERM) ends the series after the game under way: what was played is
+    // reported, and the exit code (130) says it was cut short.
+    // A long series reports how far it is on stderr, every 10 s.
+    let interrupt = crate::common::interrupt_flag();
+    let planned = starts.as_ref().map_or(games, |s| 2 * s.len() as u64);
+    let every = crate::common::progress_every();
+    let (asked, last) = (
+        std::cell::Cell::new(0u64),
+        std::cell::Cell::new(Instant::now()),
+    );
+    let per_ask = if starts.is_some() { 2 } else { 1 };
+    let stop = || {
+        if last.get().elapsed() >= every {
+            last.set(Instant::now());
+            eprintln!("baseline: {} of {planned} games", asked.get() * per_ask);
+        }
+        asked.set(asked.get() + 1);
+        interrupt.load(std::sync::atomic::Ordering::Relaxed)
     };
+    let r = match &starts {
+        Some(starts) => versus_from_until(Player::Net(&eval), opp, starts, seed, stop),
+        None => versus_until(Player::Net(&eval), opp, games, seed, stop),
+    };
+    let stopped = r.games < planned;
     if json {
         return print_json(&BaselineReport {
             backgammons: r.backgammons,
@@ -211,6 +231,7 @@ pub(crate) fn baseline(
             points_per_game: r.ppg(),
             points_per_game_se: r.pair_se(),
             positions: starts.as_ref().map(|s| s.len() as u64),
+            stopped,
             win_rate: r.win_rate(),
             wins: r.wins,
         });
@@ -229,13 +250,18 @@ pub(crate) fn baseline(
         _ => String::new(),
     };
     println!(
-        "net (0-ply) vs {name}{from}: {} wins of {} ({:.1}%), {:+.3} points/game, {} gammons, {} backgammons won",
+        "net (0-ply) vs {name}{from}: {} wins of {} ({:.1}%), {:+.3} points/game, {} gammons, {} backgammons won{}",
         r.wins,
         r.games,
         100.0 * r.win_rate(),
         r.ppg(),
         r.gammons,
-        r.backgammons
+        r.backgammons,
+        if stopped {
+            format!(" (stopped after {} of {planned} games)", r.games)
+        } else {
+            String::new()
+        }
     );
     eprintln!("{:.1} s", started.elapsed().as_secs_f64());
     Ok(())
