@@ -43,6 +43,9 @@ pub enum ErrorKind {
     Locked,
     /// The file exists and the writer was asked not to replace it.
     Exists,
+    /// The lock file the writer needs (`NAME.lock`, next to the file) is a file Tabula did
+    /// not make: it is left alone, and the write refused.
+    LockInTheWay { lock: PathBuf },
 }
 
 /// Why a file could not be read or written: the path (none for bytes in memory) and the kind.
@@ -207,6 +210,12 @@ impl fmt::Display for ErrorKind {
             ErrorKind::BadPayload { detail } => write!(f, "invalid contents: {detail}"),
             ErrorKind::Locked => f.write_str("another process is writing this file"),
             ErrorKind::Exists => f.write_str("the file exists (not replacing it)"),
+            ErrorKind::LockInTheWay { lock } => write!(
+                f,
+                "{} is in the way: a file Tabula did not make, where it keeps its lock (move \
+                 it away)",
+                lock.display()
+            ),
         }
     }
 }

@@ -58,7 +58,7 @@ use std::fmt;
 pub use error::{ErrorKind, PayloadError, StoreError};
 pub use hash::xxh64;
 pub use read::{decode, read, PayloadReader, StoreFile};
-pub use write::{encode, write, Existing, Spec, TargetLock, Writer};
+pub use write::{encode, write, Existing, Spec, TargetLock, Writer, LOCK_MARK};
 
 /// The first eight bytes of every file.
 pub const MAGIC: [u8; 8] = *b"TABULAST";

@@ -298,12 +298,54 @@ fn the_lock_refuses_a_second_writer() {
 fn stale_temporary_files_are_removed_by_the_next_writer() {
     let d = dir("stale");
     let path = d.join("t");
-    for stale in ["t.tmp-4242-0", "t.tmp-1-17", "t.tmp"] {
-        fs::write(d.join(stale), b"left by a killed writer").unwrap();
-    }
-    fs::write(d.join("other.tmp-1-1"), b"another file's").unwrap();
+    // As a killed writer leaves them: the header's place still zeros, the header written, or
+    // nothing yet.
+    let mut written = MAGIC.to_vec();
+    written.extend_from_slice(b"and the rest");
+    fs::write(d.join("t.tmp-4242-0"), [0u8; 300]).unwrap();
+    fs::write(d.join("t.tmp-1-17"), &written).unwrap();
+    fs::write(d.join("t.tmp"), b"").unwrap();
+    fs::write(d.join("other.tmp-1-1"), [0u8; 300]).unwrap();
+    // Files of those names that a user made are theirs: kept.
+    fs::write(d.join("t.tmp-backup"), b"my notes").unwrap();
     write(&path, Kind::SolverTable, CTX, b"x", Existing::Refuse).unwrap();
-    assert_eq!(entries(&d), ["other.tmp-1-1", "t"]);
+    assert_eq!(entries(&d), ["other.tmp-1-1", "t", "t.tmp-backup"]);
+    assert_eq!(fs::read(d.join("t.tmp-backup")).unwrap(), b"my notes");
+    fs::remove_dir_all(&d).unwrap();
+}
+
+/// A lock file Tabula did not make (`NAME.lock` with a user's contents) refuses the lock and
+/// is kept as it is; an empty one (a writer killed before marking it, or an older Tabula's) and
+/// a marked one left by a killed writer are taken.
+#[test]
+fn a_users_file_where_the_lock_goes_is_kept() {
+    let d = dir("user-lock");
+    let path = d.join("t");
+    fs::write(d.join("t.lock"), b"my notes").unwrap();
+    let e = TargetLock::acquire(&path).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LockInTheWay { .. }), "{e}");
+    assert!(e.to_string().contains("t.lock is in the way"), "{e}");
+    assert!(matches!(
+        kind_of(write(
+            &path,
+            Kind::SolverTable,
+            CTX,
+            b"x",
+            Existing::Replace
+        )),
+        ErrorKind::LockInTheWay { .. }
+    ));
+    assert_eq!(fs::read(d.join("t.lock")).unwrap(), b"my notes");
+    assert_eq!(entries(&d), ["t.lock"]);
+    for left in [&b""[..], LOCK_MARK] {
+        fs::write(d.join("t.lock"), left).unwrap();
+        write(&path, Kind::SolverTable, CTX, b"x", Existing::Replace).unwrap();
+        assert_eq!(entries(&d), ["t"]);
+    }
+    // While held, the lock file holds the mark.
+    let held = TargetLock::acquire(&path).unwrap();
+    assert_eq!(fs::read(d.join("t.lock")).unwrap(), LOCK_MARK);
+    drop(held);
     fs::remove_dir_all(&d).unwrap();
 }
 

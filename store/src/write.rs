@@ -128,6 +128,12 @@ fn check_name(target: &Path) -> Result<(), StoreError> {
 /// versions) that a killed writer left: a writer holds the lock until its temporary file is
 /// renamed or removed, so while the lock is held no other one is live.
 ///
+/// Files of those names that Tabula did not make are the user's, and are never removed: a lock
+/// file holds [`LOCK_MARK`] (or nothing, for a writer killed between creating and marking it),
+/// and a lock file with anything else in it refuses the lock ([`ErrorKind::LockInTheWay`]); a
+/// temporary file is removed only when it starts as a writer's does (zeros, the place of the
+/// header, or the header's magic).
+///
 /// Hold it across a long job to fail at its start, not its end, when the file cannot be
 /// written: [`TargetLock::check`] also tells whether the target may be written, and
 /// [`TargetLock::writer`] writes under the held lock.
@@ -168,6 +174,7 @@ impl TargetLock {
                 Err(fs::TryLockError::Error(e)) => return Err(StoreError::io(&lock_path, e)),
             }
             if same_file(&file, &lock_path) {
+                mark_lock(&file, &lock_path, target)?;
                 let lock = TargetLock {
                     target: target.to_path_buf(),
                     lock_path,
@@ -219,7 +226,7 @@ impl TargetLock {
             let Some(n) = file_name.to_str() else {
                 continue;
             };
-            if n.starts_with(&prefix) || n == legacy {
+            if (n.starts_with(&prefix) || n == legacy) && is_stale_temp(&entry.path()) {
                 let _ = fs::remove_file(entry.path());
             }
         }
@@ -233,6 +240,61 @@ impl Drop for TargetLock {
             let _ = fs::remove_file(&self.lock_path);
         }
     }
+}
+
+/// What a lock file holds, so that a file of its name that a user made is told apart.
+pub const LOCK_MARK: &[u8] = b"tabula lock file: removed when its writer is done\n";
+
+/// Marks the lock file `file` (at `lock_path`, held) as Tabula's, or refuses it when it holds
+/// anything but the mark: it is then a user's file, and `file` is closed without the lock
+/// (only a [`TargetLock`] removes its file).
+fn mark_lock(mut file: &File, lock_path: &Path, target: &Path) -> Result<(), StoreError> {
+    use std::io::Read;
+    let in_the_way = || {
+        StoreError::new(
+            target,
+            ErrorKind::LockInTheWay {
+                lock: lock_path.to_path_buf(),
+            },
+        )
+    };
+    let len = file
+        .metadata()
+        .map_err(|e| StoreError::io(lock_path, e))?
+        .len();
+    if len > 0 {
+        if len != LOCK_MARK.len() as u64 {
+            return Err(in_the_way());
+        }
+        let mut held = Vec::with_capacity(LOCK_MARK.len());
+        file.read_to_end(&mut held)
+            .map_err(|e| StoreError::io(lock_path, e))?;
+        return if held == LOCK_MARK {
+            Ok(())
+        } else {
+            Err(in_the_way())
+        };
+    }
+    file.write_all(LOCK_MARK)
+        .map_err(|e| StoreError::io(lock_path, e))
+}
+
+/// True when the file at `path` starts as a writer's temporary file does: nothing yet, zeros
+/// (the header's place, filled in last) or the magic (killed after the header was written).
+fn is_stale_temp(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut start = Vec::with_capacity(MAGIC.len());
+    if file
+        .take(MAGIC.len() as u64)
+        .read_to_end(&mut start)
+        .is_err()
+    {
+        return false;
+    }
+    start.iter().all(|&b| b == 0) || start == MAGIC
 }
 
 /// True when `path` is still the file `file` has open.
