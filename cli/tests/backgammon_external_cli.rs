@@ -420,6 +420,46 @@ fn long_and_garbage_lines_get_errors_and_the_log_stays_bounded() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--log` appends to a new file or to one of its own logs only: a file of anything else
+/// (notes, a database given by mistake, a log cut mid-line) is refused before the server
+/// starts, and kept as it was; its own log gets the new lines after the old ones.
+#[test]
+fn the_log_appends_only_to_its_own_logs() {
+    let dir = std::env::temp_dir().join(format!("tabula-external-logs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = "{\"kind\":\"refused\",\"why\":\"not UTF-8\"}\n";
+    let theirs: [(&str, &[u8]); 3] = [
+        ("notes.txt", b"my notes\n"),
+        ("db.tdb", b"TABULAST\x00\x01binary"),
+        ("cut.log", &old.as_bytes()[..20]),
+    ];
+    for (name, bytes) in theirs {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let path = path.to_str().unwrap();
+        let args = [
+            "backgammon",
+            "external",
+            "--listen",
+            "127.0.0.1:0",
+            "--log",
+            path,
+        ];
+        assert_bad_input(&args, "not a log of `backgammon external`");
+        assert_eq!(std::fs::read(path).unwrap(), bytes, "{name}");
+    }
+    let own = dir.join("own.log");
+    std::fs::write(&own, old).unwrap();
+    let (child, stream) = start(&["--plies", "0", "--log", own.to_str().unwrap()]);
+    let mut client = Client::new(stream);
+    client.plays(&fixture_boards()[0]);
+    finish(child, client);
+    let text = std::fs::read_to_string(&own).unwrap();
+    assert!(text.starts_with(old), "{text}");
+    assert_eq!(text.lines().count(), 2, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn connection_limit_and_timeout_out_of_range_exit_2() {
     let ext = ["backgammon", "external", "--listen", "nonsense"];

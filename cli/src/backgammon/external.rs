@@ -279,19 +279,15 @@ pub fn run(args: ExternalArgs) -> CliResult {
         ));
     }
     let addr = resolve(&args.listen)?;
+    // Before the evaluator loads (seconds, the first time): a log that cannot be written fails
+    // at once.
+    let log = args
+        .log
+        .as_deref()
+        .map(open_log)
+        .transpose()?
+        .map(Mutex::new);
     let eval = args.evaluator.load()?;
-    let log = match &args.log {
-        Some(p) => Some(Mutex::new(
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| {
-                    CliError::bad_input(format!("cannot open log {}: {e}", p.display()))
-                })?,
-        )),
-        None => None,
-    };
     // A pool of `--threads` per connection: fail here, not on the first connection.
     with_threads(args.threads, || ())?;
     let listener = TcpListener::bind(addr)
@@ -462,6 +458,47 @@ impl Server<'_> {
             .map_err(|_| io::Error::other("the log lock is poisoned"))?;
         f.write_all(format!("{entry}\n").as_bytes())
     }
+}
+
+/// Opens the `--log` file to append to: a new file, or one of its own logs (whole JSON lines,
+/// the first one an entry with its `kind`). Any other file is the user's and is refused, not
+/// appended to (a database or notes given by mistake would be damaged).
+fn open_log(path: &std::path::Path) -> Result<File, CliError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let cannot = |e: &dyn std::fmt::Display| {
+        CliError::bad_input(format!("cannot open log {}: {e}", path.display()))
+    };
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .open(path)
+        .map_err(|e| cannot(&e))?;
+    let len = file.metadata().map_err(|e| cannot(&e))?.len();
+    if len > 0 {
+        let mut first = Vec::new();
+        (&file)
+            .take(LOG_FIELD_MAX as u64 * 4 + 4096)
+            .read_to_end(&mut first)
+            .map_err(|e| cannot(&e))?;
+        let mut last = [0u8; 1];
+        file.seek(SeekFrom::End(-1))
+            .and_then(|_| file.read_exact(&mut last))
+            .map_err(|e| cannot(&e))?;
+        let entry = first
+            .split(|&b| b == b'\n')
+            .next()
+            .and_then(|line| serde_json::from_slice::<serde_json::Value>(line).ok());
+        let ours = entry.is_some_and(|v| v.get("kind").is_some()) && last[0] == b'\n';
+        if !ours {
+            return Err(CliError::bad_input(format!(
+                "cannot append to log {}: not a log of `backgammon external` (whole JSON \
+                 lines); give a new file or one of its logs",
+                path.display()
+            )));
+        }
+    }
+    Ok(file)
 }
 
 fn refuse(mut stream: TcpStream, max: usize) {
