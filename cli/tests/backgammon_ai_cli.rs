@@ -779,6 +779,30 @@ fn the_bearoff_cache_is_built_once_reused_and_repaired() {
         );
         assert_eq!(hint_cached(&cache, &[]), (exact.clone(), String::new()));
     }
+    // A file there that is not this database (a user's notes, another kind of Tabula file, a
+    // race database built there) is theirs: one line, kept as it is, the database from memory.
+    let path = file.to_str().unwrap();
+    let built = tabula(&[
+        "tablebase",
+        "build",
+        "race-os",
+        "--points",
+        "7",
+        "--replace",
+        "--out",
+        path,
+    ]);
+    assert!(built.status.success());
+    let race = std::fs::read(&file).unwrap();
+    for theirs in [&b"my notes"[..], &race[..]] {
+        std::fs::write(&file, theirs).unwrap();
+        let (out, err) = hint_cached(&cache, &[]);
+        assert_eq!(out, exact);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("left as it is"), "{err}");
+        assert!(std::fs::read(&file).unwrap() == theirs, "overwritten");
+    }
+    std::fs::write(&file, &good).unwrap();
     // A cache that cannot be written: a warning, and the database from memory.
     let blocked = dir.join("a-file");
     std::fs::write(&blocked, b"").unwrap();

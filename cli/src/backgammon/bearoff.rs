@@ -2,8 +2,11 @@
 //! or built (a few seconds) and cached there on first use.
 //!
 //! The cache lives in `$TABULA_CACHE_DIR`, else `$XDG_CACHE_HOME/tabula`, else
-//! `$HOME/.cache/tabula`. Unlike a `--bearoff FILE` the user names, a cache file that does not
-//! load (corrupt, truncated, an older format) is rebuilt and overwritten rather than an error.
+//! `$HOME/.cache/tabula`. Unlike a `--bearoff FILE` the user names, a cache file of this
+//! database that does not load (damaged, truncated, an older format) is rebuilt and overwritten
+//! rather than an error. A file there that is something else (not a Tabula file, a file of
+//! another kind, another database such as a race database a user built there) is the user's:
+//! it is left as it is, and the database is built in memory for the run.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -50,7 +53,14 @@ pub(crate) fn cached() -> OneSided {
             );
         }
         // The store error names the file already.
-        Err(e) => eprintln!("bearoff database {e}; rebuilding it"),
+        Err(e) if is_damaged_cache(&e, &path) => eprintln!("bearoff database {e}; rebuilding it"),
+        Err(e) => {
+            eprintln!(
+                "bearoff database {e}: not a cached bearoff database, so left as it is; building \
+                 the database in memory for this run"
+            );
+            return OneSided::build();
+        }
     }
     let table = OneSided::build();
     match save(&table, &path) {
@@ -60,6 +70,22 @@ pub(crate) fn cached() -> OneSided {
         Err(e) => eprintln!("warning: bearoff database not cached ({e}); using it from memory"),
     }
     table
+}
+
+/// True when the cache file's error says it is a bearoff-os file of Tabula's that is damaged or
+/// of an older format (or an empty file: nothing in it to lose), which a rebuild may replace.
+fn is_damaged_cache(e: &StoreError, path: &Path) -> bool {
+    match e.kind() {
+        ErrorKind::Truncated { .. }
+        | ErrorKind::TrailingBytes { .. }
+        | ErrorKind::CorruptHeader { .. }
+        | ErrorKind::Corrupt { .. }
+        | ErrorKind::BadPayload { .. }
+        | ErrorKind::UnsupportedVersion { .. } => true,
+        ErrorKind::WrongContext { found, .. } => found.contains("db=bearoff-os;"),
+        ErrorKind::BadMagic => fs::metadata(path).is_ok_and(|m| m.len() == 0),
+        _ => false,
+    }
 }
 
 /// Saves the database (a unique temporary name, then an atomic rename, under the file's lock:
