@@ -847,7 +847,15 @@ impl LabelFile {
             let n = i + 3;
             offset += line.len();
             if !line.ends_with('\n') {
-                break; // an unfinished last line
+                // An unfinished last line, as a write cut short leaves it; anything else there
+                // is not this file's, and is not dropped on a resume.
+                if !could_be_cut_short(line) {
+                    return Err(damaged(
+                        n,
+                        "a last line without its newline that no record starts as",
+                    ));
+                }
+                break;
             }
             let body = line.trim_end_matches('\n');
             if let Some(marker) = body.strip_prefix("# chunk ") {
@@ -885,6 +893,33 @@ impl LabelFile {
         file.unfinished_bytes = text.len() - file.valid_len;
         Ok(file)
     }
+}
+
+/// True when `line` (without its newline) can be the start of a record or a chunk marker: the
+/// first word of a Position ID's characters, the others of a number's (or `d<N>`), or a start
+/// of `# chunk N records R fnv H`.
+fn could_be_cut_short(line: &str) -> bool {
+    const MARKER: &str = "# chunk ";
+    if line.starts_with('#') {
+        return if line.len() <= MARKER.len() {
+            MARKER.starts_with(line)
+        } else {
+            line.starts_with(MARKER)
+                && line[MARKER.len()..]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == ' ')
+        };
+    }
+    let mut words = line.split(' ');
+    let id = words.next().unwrap_or("");
+    id.len() <= 14
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '/')
+        && words.all(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E' | 'd'))
+        })
 }
 
 fn parse_record(line: &str, decisions: bool) -> Result<Label, String> {
@@ -1580,6 +1615,22 @@ mod tests {
         assert_eq!(g.chunks, 1);
         assert_eq!(g.unfinished_bytes, cut - g.valid_len);
         assert_eq!(g.labels.len(), a.len());
+
+        // Every cut of the last chunk's text is a write cut short; a last line that no record
+        // starts as is not dropped but refused.
+        for cut in (text.len() - chunk_text(1, &b).len() + 1)..text.len() {
+            assert!(LabelFile::read(&text[..cut]).is_ok(), "{:?}", &text[..cut]);
+        }
+        for tail in ["my important note", "# note", "AAAAAAAAAAAAAAAAAAAA 0.5"] {
+            let noted = format!("{text}{tail}");
+            assert!(
+                matches!(
+                    LabelFile::read(&noted),
+                    Err(LabelFileError::Damaged { line: 3.., .. })
+                ),
+                "{tail}"
+            );
+        }
 
         // A changed digit in a record: the chunk's hash no longer matches.
         let first_record = text.lines().nth(2).unwrap();
