@@ -78,8 +78,17 @@ use crate::rng::Rng;
 use crate::search::{RankedPlay, SearchOptions, Searcher};
 
 /// Trials run in parallel between two progress reports (and two looks at the stop flag between
-/// trials): a multiple of 36, so that a stopped stratified rollout has whole blocks.
+/// trials), at most: one block of the 36 stratified first rolls. The first batch is one trial
+/// a thread; a batch that takes under a second doubles the next one (up to this), one that
+/// takes over four seconds halves it (down to one trial a thread), so that progress comes
+/// every few seconds however slow a trial is (measured: a 2-ply rollout of three plays,
+/// truncated at 6 plies, on one thread, gave its first report after 225 s with batches of
+/// 36). Which trials are played, and the order they are summed in, do not depend on the
+/// batches.
 pub const BATCH: u64 = 36;
+
+/// The time a batch of trials may take before the next batches are made smaller.
+const BATCH_SECONDS: f64 = 4.0;
 
 /// A trial is cut short (and scored by the evaluator) after this many plies whatever
 /// [`RolloutOptions::truncate`] says: a guard against two weak players locked out of each
@@ -808,12 +817,16 @@ impl<'e> Rollout<'e> {
         let mut acc = vec![Accumulator::default(); starts.len()];
         let mut done = 0u64;
         let mut stopped = false;
+        // The first batch is one trial a thread: a slow trial shows progress at once.
+        let fewest = (rayon::current_num_threads() as u64).clamp(1, BATCH);
+        let mut batch = fewest;
         while done < total && !starts.is_empty() {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 stopped = true;
                 break;
             }
-            let end = (done + BATCH).min(total);
+            let clock = std::time::Instant::now();
+            let end = (done + batch).min(total);
             let jobs: Vec<(u64, usize)> = (done..end)
                 .flat_map(|t| (0..starts.len()).map(move |s| (t, s)))
                 .collect();
@@ -842,6 +855,12 @@ impl<'e> Rollout<'e> {
             report_progress(&acc, starts, done, total, corrected, progress);
             if stopped {
                 break;
+            }
+            let seconds = clock.elapsed().as_secs_f64();
+            if seconds > BATCH_SECONDS {
+                batch = (batch / 2).max(fewest);
+            } else if seconds < BATCH_SECONDS / 4.0 {
+                batch = (batch * 2).min(BATCH);
             }
         }
         let results = acc
@@ -1232,13 +1251,23 @@ mod tests {
             }
         });
         assert!(r.stopped);
-        assert_eq!(r.result.trials, 2 * BATCH);
-        assert_eq!(reports, [(BATCH, 1000), (2 * BATCH, 1000)]);
+        // Reports after every batch, none larger than BATCH, the last at the trials kept.
+        let last = reports.last().unwrap().0;
+        assert_eq!(r.result.trials, last);
+        assert!(last >= 2 * BATCH && last < 3 * BATCH, "{reports:?}");
+        let mut before = 0;
+        for &(done, total) in &reports {
+            assert!(
+                total == 1000 && done > before && done - before <= BATCH,
+                "{reports:?}"
+            );
+            before = done;
+        }
         // The same trials as a rollout asked for that many.
         let whole = Rollout::new(
             builtin(),
             RolloutOptions {
-                trials: 2 * BATCH,
+                trials: last,
                 ..options
             },
         )
