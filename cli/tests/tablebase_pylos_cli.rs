@@ -116,6 +116,14 @@ fn tables_in_the_way_missing_or_damaged_are_refused() {
         &small(BUILD, &[&children[..], &["--resume"]].concat()),
         "nothing to resume",
     );
+    // A file where the directory should be.
+    let file = dir.join("a-file");
+    std::fs::write(&file, b"notes").unwrap();
+    let f = file.to_str().unwrap();
+    assert_bad_input(
+        &small(BUILD, &["--rules", "children", "--dir", f]),
+        "is not a directory",
+    );
     build(d, "children", "optional");
     // An existing table is kept unless --replace is given, and replaced when it is.
     assert_bad_input(&small(BUILD, &children), "--replace");

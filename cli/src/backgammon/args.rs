@@ -218,14 +218,14 @@ fn load_weights(p: &Path, what: &str) -> Result<Evaluator, CliError> {
 /// and are read as races need them. A missing or damaged file is an error naming it.
 pub(crate) fn load_race_db(path: &Path) -> Result<tabula_tablebase::bearoff::RaceTable, CliError> {
     tabula_tablebase::bearoff::RaceTable::open(path)
-        .map_err(|e| crate::common::store_error(&format!("race database {}", path.display()), e))
+        .map_err(|e| crate::common::store_error("race database", e))
 }
 
 /// The one-sided bearoff database in `path` (`--bearoff FILE`); a missing or damaged file is
 /// an error naming it.
 pub(crate) fn load_bearoff(path: &Path) -> Result<tabula_tablebase::bearoff::OneSided, CliError> {
     tabula_tablebase::bearoff::OneSided::load(path)
-        .map_err(|e| crate::common::store_error(&format!("bearoff database {}", path.display()), e))
+        .map_err(|e| crate::common::store_error("bearoff database", e))
 }
 
 /// The net alone: from `--weights FILE` (its nets for the plays and the cube), or the shipped

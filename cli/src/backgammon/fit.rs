@@ -127,8 +127,7 @@ pub fn fit(args: &FitArgs) -> CliResult {
     if !(args.alpha > 0.0 && args.alpha <= 1.0) {
         return Err(CliError::bad_input("--alpha: between 0 (excluded) and 1"));
     }
-    let lock = TargetLock::acquire(&args.out)
-        .map_err(|e| store_error(&format!("weights {}", args.out.display()), e))?;
+    let lock = TargetLock::acquire(&args.out).map_err(|e| store_error("weights", e))?;
     if args.out.exists() && !args.force {
         return Err(CliError::bad_input(format!(
             "{} exists: pass --force to overwrite it (or choose another --out)",

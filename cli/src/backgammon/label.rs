@@ -177,10 +177,11 @@ pub fn label(args: &LabelArgs) -> CliResult {
         siblings: args.siblings,
         holding_lead: args.holding_lead,
     };
+    // The file's lock first: an --out that cannot be written fails before the evaluator loads
+    // (seconds, the first time: the bearoff cache is built).
+    let lock = TargetLock::acquire(&args.out).map_err(|e| store_error("label file", e))?;
     let eval = args.evaluator.load()?;
     let header = label::header(&options, label::fingerprint(&eval));
-    let lock = TargetLock::acquire(&args.out)
-        .map_err(|e| store_error(&format!("label file {}", args.out.display()), e))?;
     let (mut chunk, mut labels) = (0u64, 0usize);
     if args.out.exists() {
         if !args.resume {

@@ -167,6 +167,12 @@ fn build_error(e: BuildError) -> CliError {
 pub(super) fn build(args: BuildArgs) -> CliResult {
     let rules = args.rules.rules();
     let dir = dir_or_default(args.dir);
+    if dir.exists() && !dir.is_dir() {
+        return Err(CliError::bad_input(format!(
+            "{} is not a directory (the tables' directory)",
+            dir.display()
+        )));
+    }
     if !dir.exists() {
         std::fs::create_dir_all(&dir).map_err(|e| {
             CliError::io(format!(
