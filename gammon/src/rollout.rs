@@ -1254,7 +1254,7 @@ mod tests {
         // Reports after every batch, none larger than BATCH, the last at the trials kept.
         let last = reports.last().unwrap().0;
         assert_eq!(r.result.trials, last);
-        assert!(last >= 2 * BATCH && last < 3 * BATCH, "{reports:?}");
+        assert!((2 * BATCH..3 * BATCH).contains(&last), "{reports:?}");
         let mut before = 0;
         for &(done, total) in &reports {
             assert!(
