@@ -355,18 +355,7 @@ fn an_interrupted_race_build_resumes() {
 fn race_database_build_and_probe() {
     let file = dir().join("race-os7.tdb").display().to_string();
     let _ = std::fs::remove_file(&file);
-    let build = |extra: &[&str]| {
-        let base = [
-            "tablebase",
-            "build",
-            "race-os",
-            "--points",
-            "7",
-            "--out",
-            &file,
-        ];
-        tabula(&[&base[..], extra].concat())
-    };
+    let build = |extra: &[&str]| tabula(&race7(&file, extra));
     let out = build(&["--json"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
