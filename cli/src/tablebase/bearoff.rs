@@ -142,19 +142,8 @@ pub(super) fn build_race(args: RaceBuildArgs) -> CliResult {
     let mut build = match (args.resume, std::fs::symlink_metadata(&checkpoint).is_ok()) {
         (true, true) => RaceBuild::load_checkpoint(&checkpoint, points)
             .map_err(|e| store_error("cannot resume from the checkpoint", e))?,
-        (true, false) => {
-            return Err(CliError::bad_input(format!(
-                "nothing to resume: no checkpoint at {}",
-                checkpoint.display()
-            )))
-        }
-        (false, true) => {
-            return Err(CliError::bad_input(format!(
-                "a checkpoint of an unfinished build is at {}: continue it with --resume, or \
-                 delete it to start over",
-                checkpoint.display()
-            )))
-        }
+        (true, false) => return Err(super::nothing_to_resume(&checkpoint)),
+        (false, true) => return Err(super::checkpoint_in_the_way(&checkpoint)),
         (false, false) => RaceBuild::new(points),
     };
     let every = Duration::from_secs(60 * u64::from(args.checkpoint_minutes));
@@ -171,10 +160,7 @@ pub(super) fn build_race(args: RaceBuildArgs) -> CliResult {
                 .map_err(|e| store_error("cannot write the checkpoint", e))?;
             last_checkpoint = Instant::now();
             if stop {
-                return Err(CliError::interrupted(format!(
-                    "interrupted; the work so far is in {} (continue with --resume)",
-                    checkpoint.display()
-                )));
+                return Err(super::interrupted_into(&checkpoint));
             }
         }
     }

@@ -8,7 +8,9 @@ pub mod pylos;
 
 use clap::{Args as ClapArgs, Subcommand};
 
-use crate::error::CliResult;
+use std::path::Path;
+
+use crate::error::{CliError, CliResult};
 
 #[derive(ClapArgs, Debug)]
 #[command(after_help = "\
@@ -92,4 +94,30 @@ pub fn run(args: Args) -> CliResult {
             ProbeDb::Pylos(a) => pylos::probe(a),
         },
     }
+}
+
+/// The messages of a checkpointed build (Pylos tables and the race database alike): stopped
+/// with its work in `checkpoint`, asked to resume without one, or to start over one.
+fn interrupted_into(checkpoint: &Path) -> CliError {
+    CliError::interrupted(format!(
+        "interrupted; the work so far is in {} (continue with --resume)",
+        checkpoint.display()
+    ))
+}
+
+/// See [`interrupted_into`].
+fn nothing_to_resume(checkpoint: &Path) -> CliError {
+    CliError::bad_input(format!(
+        "nothing to resume: no checkpoint at {}",
+        checkpoint.display()
+    ))
+}
+
+/// See [`interrupted_into`].
+fn checkpoint_in_the_way(checkpoint: &Path) -> CliError {
+    CliError::bad_input(format!(
+        "a checkpoint of an unfinished build is at {}: continue it with --resume, or delete it \
+         to start over",
+        checkpoint.display()
+    ))
 }

@@ -146,19 +146,9 @@ fn build_error(e: BuildError) -> CliError {
             ))
         }
         BuildError::Store(e) => store_error("cannot build the table", e),
-        BuildError::Interrupted { checkpoint } => CliError::interrupted(format!(
-            "interrupted; the work so far is in {} (continue with --resume)",
-            checkpoint.display()
-        )),
-        BuildError::NoCheckpoint { path } => CliError::bad_input(format!(
-            "nothing to resume: no checkpoint at {}",
-            path.display()
-        )),
-        BuildError::CheckpointExists { path } => CliError::bad_input(format!(
-            "a checkpoint of an unfinished build is at {}: continue it with --resume, or delete \
-             it to start over",
-            path.display()
-        )),
+        BuildError::Interrupted { checkpoint } => super::interrupted_into(&checkpoint),
+        BuildError::NoCheckpoint { path } => super::nothing_to_resume(&path),
+        BuildError::CheckpointExists { path } => super::checkpoint_in_the_way(&path),
         other if other.is_game_bug() => CliError::internal(format!("table build failed: {other}")),
         other => CliError::io(format!("table build failed: {other}")),
     }
