@@ -465,26 +465,24 @@ impl Server<'_> {
 /// appended to (a database or notes given by mistake would be damaged).
 fn open_log(path: &std::path::Path) -> Result<File, CliError> {
     use std::io::{Read, Seek, SeekFrom};
-    let cannot = |e: &dyn std::fmt::Display| {
-        CliError::bad_input(format!("cannot open log {}: {e}", path.display()))
-    };
+    let cannot = |e: std::io::Error| log_error(path, e);
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
         .read(true)
         .open(path)
-        .map_err(|e| cannot(&e))?;
-    let len = file.metadata().map_err(|e| cannot(&e))?.len();
+        .map_err(cannot)?;
+    let len = file.metadata().map_err(cannot)?.len();
     if len > 0 {
         let mut first = Vec::new();
         (&file)
             .take(LOG_FIELD_MAX as u64 * 4 + 4096)
             .read_to_end(&mut first)
-            .map_err(|e| cannot(&e))?;
+            .map_err(cannot)?;
         let mut last = [0u8; 1];
         file.seek(SeekFrom::End(-1))
             .and_then(|_| file.read_exact(&mut last))
-            .map_err(|e| cannot(&e))?;
+            .map_err(cannot)?;
         let entry = first
             .split(|&b| b == b'\n')
             .next()
@@ -501,6 +499,19 @@ fn open_log(path: &std::path::Path) -> Result<File, CliError> {
     Ok(file)
 }
 
+/// A `--log` file that cannot be opened or read: a path that names no file we could write
+/// (a missing directory, a directory) is the user's to fix, exit code 2; any other failure
+/// (permission, the disk) is an I/O error, exit code 1, as for every other file Tabula writes
+/// (`tabula_store::StoreError::io` draws the same line).
+fn log_error(path: &std::path::Path, e: std::io::Error) -> CliError {
+    use std::io::ErrorKind::{IsADirectory, NotADirectory, NotFound};
+    let message = format!("cannot open log {}: {e}", path.display());
+    match e.kind() {
+        NotFound | NotADirectory | IsADirectory => CliError::bad_input(message),
+        _ => CliError::io(message),
+    }
+}
+
 fn refuse(mut stream: TcpStream, max: usize) {
     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
     let _ = writeln!(
@@ -508,4 +519,28 @@ fn refuse(mut stream: TcpStream, max: usize) {
         "Error: busy: {max} connections already served; try again later"
     );
     let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    /// A bad `--log` path exits 2, a failing machine 1 (as root the tests cannot make a real
+    /// permission error, so the kinds are given).
+    #[test]
+    fn log_errors_are_bad_input_or_io_by_kind() {
+        let path = std::path::Path::new("x/log.jsonl");
+        for (kind, code) in [
+            (ErrorKind::NotFound, 2),
+            (ErrorKind::NotADirectory, 2),
+            (ErrorKind::IsADirectory, 2),
+            (ErrorKind::PermissionDenied, 1),
+            (ErrorKind::StorageFull, 1),
+        ] {
+            let e = log_error(path, Error::new(kind, "why"));
+            assert_eq!(e.exit_code(), code, "{kind:?}");
+            assert_eq!(e.to_string(), "cannot open log x/log.jsonl: why");
+        }
+    }
 }
