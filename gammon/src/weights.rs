@@ -1003,7 +1003,7 @@ mod tests {
     }
 
     /// [`net_hash`] of the shipped cube nets (their race net is [`RACE_HASH`]).
-    const CUBE_CONTACT_HASH: u64 = 0x89a1_3835_8dbf_68e0;
+    const CUBE_CONTACT_HASH: u64 = 0x0060_6123_b437_1318;
     const CUBE_CRASHED_HASH: u64 = 0xa4cd_2cf5_4f60_b995;
 
     /// Where the shipped cube nets come from: the shipped contact and crashed nets above
@@ -1018,7 +1018,12 @@ mod tests {
     /// last crashed net was, from itself: `fit --labels` on the two sibling runs of crashed
     /// positions, `--anchor` the 2-ply labels of drawn late hits and checkers back, `--rank 8
     /// --alpha 0.03 --anneal --patience 8 --epochs 150` (docs/results.md, "The cube's crashed
-    /// net").
+    /// net"). Last, the contact net (hash `0x89a1_3835_8dbf_68e0` before) was fitted from
+    /// itself on fresh rollouts of gammonish contact positions, played to the end by the
+    /// shipped play nets (`label --plies 1 --keep 0 --rollout-trials 36 --gammons 0.35
+    /// --contact-only --seed 81`, 536 chunks, 10,093 labels), alone, 30 epochs of `--alpha
+    /// 0.01 --anneal --patience 4` (docs/results.md, "The cube's contact net on fresh
+    /// rollouts").
     #[test]
     fn shipped_cube_weights_provenance() {
         let f = NetFile::decode(BUILTIN_CUBE).unwrap();
