@@ -4,9 +4,9 @@
 //! that trained both nets (docs/results.md, "gnubg's kind of inputs"). The race net is then
 //! recorded as frozen, so that `train --resume` leaves it alone.
 //!
-//! With `--net contact` or `--net crashed` the same for that net instead: `CONTACT` is then
-//! the file that keeps everything else (the race net and training state included) and the
-//! second file gives the named net (a crashed net must exist there). How a contact net fitted
+//! With `--net contact` or `--net crashed` the same for that net instead: the first file keeps
+//! everything else (the race net and training state included) and the second gives the named
+//! net (a crashed net must exist there). How a contact net fitted
 //! from the play weights was put into the cube weights beside their own crashed net, to be
 //! judged (docs/results.md, "The cube's contact net on fresh rollouts").
 //!
@@ -17,6 +17,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use tabula_gammon::net::NetClass;
 use tabula_gammon::NetFile;
 use tabula_store::Existing;
 
@@ -32,8 +33,10 @@ fn main() -> ExitCode {
         }
         _ => "race".to_string(),
     };
-    let ([base, from, out], "race" | "contact" | "crashed") = (args.as_slice(), net.as_str())
-    else {
+    let class = [NetClass::Race, NetClass::Contact, NetClass::Crashed]
+        .into_iter()
+        .find(|c| c.name() == net);
+    let ([base, from, out], Some(class)) = (args.as_slice(), class) else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
@@ -41,15 +44,16 @@ fn main() -> ExitCode {
     let load = |p: &str| NetFile::load(Path::new(p)).map_err(|e| e.to_string());
     let result = load(base).and_then(|mut file| {
         let donor = load(from)?.evaluator;
-        match net.as_str() {
-            "race" => {
+        // Not `Evaluator::net_mut`: without a crashed net it names the contact net.
+        match class {
+            NetClass::Race => {
                 file.evaluator.race = donor.race;
                 if let Some(t) = file.training.as_mut() {
                     t.freeze_race = true;
                 }
             }
-            "contact" => file.evaluator.contact = donor.contact,
-            _ => {
+            NetClass::Contact => file.evaluator.contact = donor.contact,
+            NetClass::Crashed => {
                 file.evaluator.crashed = Some(
                     donor
                         .crashed

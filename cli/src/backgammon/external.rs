@@ -501,14 +501,14 @@ fn open_log(path: &std::path::Path) -> Result<File, CliError> {
 
 /// A `--log` file that cannot be opened or read: a path that names no file we could write
 /// (a missing directory, a directory) is the user's to fix, exit code 2; any other failure
-/// (permission, the disk) is an I/O error, exit code 1, as for every other file Tabula writes
-/// (`tabula_store::StoreError::io` draws the same line).
+/// (permission, the disk) is an I/O error, exit code 1. The store draws that line for every
+/// other file Tabula writes, so its classification is asked here too.
 fn log_error(path: &std::path::Path, e: std::io::Error) -> CliError {
-    use std::io::ErrorKind::{IsADirectory, NotADirectory, NotFound};
     let message = format!("cannot open log {}: {e}", path.display());
-    match e.kind() {
-        NotFound | NotADirectory | IsADirectory => CliError::bad_input(message),
-        _ => CliError::io(message),
+    if tabula_store::StoreError::io(path, e).is_bad_input() {
+        CliError::bad_input(message)
+    } else {
+        CliError::io(message)
     }
 }
 
