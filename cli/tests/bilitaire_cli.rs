@@ -424,6 +424,23 @@ fn a_table_file_in_a_missing_directory_is_refused_before_searching() {
     );
 }
 
+/// A `--table` or `--weights` name longer than the file system allows was reported as a
+/// system failure (exit 1). It is the user's path: bad input, one line, before any search.
+#[test]
+#[cfg(target_os = "linux")]
+fn file_names_too_long_are_bad_input() {
+    let long = std::env::temp_dir().join("t".repeat(300));
+    let long = long.to_str().unwrap();
+    assert_bad_input(
+        &["bilitaire", "solve", "--nodes", "10", "--table", long],
+        "not a usable file name",
+    );
+    assert_bad_input(
+        &["backgammon", "hint", "--plies", "0", "--weights", long],
+        "not a usable file name",
+    );
+}
+
 /// Defect 1: a `--hash` above the memory available aborted with an allocation backtrace
 /// (exit 134). It is now bad input, and so is one that leaves no room for df-pn's own table.
 /// (Checked where the machine has less than the 64 GiB asked.)

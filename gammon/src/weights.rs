@@ -194,7 +194,10 @@ impl fmt::Display for WeightsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WeightsError::Store(e) => match e.kind() {
-                ErrorKind::NotFound | ErrorKind::NotAFile | ErrorKind::Io { .. } => {
+                ErrorKind::NotFound
+                | ErrorKind::NotAFile
+                | ErrorKind::BadName { .. }
+                | ErrorKind::Io { .. } => {
                     write!(f, "cannot read {e}")
                 }
                 _ => write!(f, "{e}"),

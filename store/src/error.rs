@@ -14,6 +14,9 @@ pub enum ErrorKind {
     NotFound,
     /// The path is a directory, a device, a pipe: not a regular file.
     NotAFile,
+    /// The path cannot name a file here: a name longer than the file system allows, or one
+    /// holding a character it refuses (the operating system's error is the source).
+    BadName { source: io::Error },
     /// The operating system failed to read or write it.
     Io { source: io::Error },
     /// It does not start with Tabula's magic bytes: not a Tabula file.
@@ -75,6 +78,8 @@ impl StoreError {
             // A missing directory, or a file where a directory should be.
             io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ErrorKind::NotFound,
             io::ErrorKind::IsADirectory => ErrorKind::NotAFile,
+            // A name too long (ENAMETOOLONG) or refused: the user's path, not the system.
+            io::ErrorKind::InvalidFilename => ErrorKind::BadName { source },
             _ => ErrorKind::Io { source },
         };
         StoreError::new(path, kind)
@@ -110,7 +115,8 @@ impl StoreError {
     }
 
     /// True when the fault is the file's content or the path given (damaged, foreign,
-    /// truncated, of another kind or context, missing, not a regular file, locked, existing):
+    /// truncated, of another kind or context, missing, not a regular file, a name the file
+    /// system refuses, locked, existing):
     /// what a command line reports as bad input. False for an operating-system failure.
     pub fn is_bad_input(&self) -> bool {
         !matches!(self.kind, ErrorKind::Io { .. })
@@ -180,6 +186,7 @@ impl fmt::Display for ErrorKind {
         match self {
             ErrorKind::NotFound => f.write_str("no such file or directory"),
             ErrorKind::NotAFile => f.write_str("not a regular file"),
+            ErrorKind::BadName { source } => write!(f, "not a usable file name: {source}"),
             ErrorKind::Io { source } => write!(f, "{source}"),
             ErrorKind::BadMagic => f.write_str("not a Tabula file (bad magic)"),
             ErrorKind::UnsupportedVersion { found } => write!(
@@ -232,7 +239,7 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
-            ErrorKind::Io { source } => Some(source),
+            ErrorKind::Io { source } | ErrorKind::BadName { source } => Some(source),
             ErrorKind::BadPayload { detail } => Some(detail.as_ref()),
             _ => None,
         }

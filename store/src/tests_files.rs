@@ -261,6 +261,28 @@ fn devices_directories_and_missing_files() {
     fs::remove_dir_all(&d).unwrap();
 }
 
+/// A name longer than the file system allows (255 bytes on Linux's file systems) is the
+/// user's bad path, not a failure of the system: reading and writing say so by kind.
+#[test]
+#[cfg(target_os = "linux")]
+fn names_too_long_are_bad_input() {
+    let d = dir("long-names");
+    let long = d.join("n".repeat(300));
+    let read = StoreFile::open(&long, Kind::SolverTable, CTX).unwrap_err();
+    assert!(matches!(read.kind(), ErrorKind::BadName { .. }), "{read:?}");
+    assert!(read.is_bad_input());
+    assert!(std::error::Error::source(&read).is_some());
+    let written = write(&long, Kind::SolverTable, CTX, b"x", Existing::Replace).unwrap_err();
+    assert!(
+        matches!(written.kind(), ErrorKind::BadName { .. }),
+        "{written:?}"
+    );
+    assert!(written.is_bad_input());
+    // Nothing was left behind.
+    assert!(entries(&d).is_empty());
+    fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn the_lock_refuses_a_second_writer() {
     let d = dir("lock");
