@@ -25,9 +25,12 @@
 //! `(CP, MWC(win c))` when the player may; the take points come from the same curves one level up
 //! (a take point at `2c` is where owning the `2c` cube is worth passing at `c`), recursively until
 //! the cube is dead (Crawford game, cube at [`MAX_CUBE`], or the cube already wins the match for
-//! the side that would double). The cubeful MWC is again `(1 − x)·dead + x·live`. At 2-away
-//! 2-away the receiver's take point is the MET's 32.3%, and post-Crawford the trailer doubles at
-//! once (tested below).
+//! the side that would double). The cubeful MWC is again `(1 − x)·dead + x·live`, with one
+//! exception: when the opponent owns a cube that the player's wins already beat (the player
+//! needs at most `c` points), the opponent's redouble is free and made at once, so the value is
+//! at most what it leaves (the player's better of taking at `2c` and passing): at 2-away 4-away
+//! after a double, the doubler's winning chance. At 2-away 2-away the receiver's take point is
+//! the MET's 32.3%, and post-Crawford the trailer doubles at once (tested below).
 //!
 //! **Decisions.** For the player on roll: no double `ND` (cubeful value at the current cube),
 //! double/take `DT` (the cube at twice the value, owned by the opponent) and double/pass `DP`
@@ -446,7 +449,22 @@ impl MatchModel {
             })
             .sum();
         let live = interpolate(&self.curve(0, cube, owner), p[0]);
-        (1.0 - x) * dead + x * live
+        let blend = (1.0 - x) * dead + x * live;
+        if x > 0.0 && owner == CubeOwner::Opponent && self.alive(1, cube) && self.m.away(0) <= cube
+        {
+            // The opponent's redouble is free: side 0's wins already win the match at `cube`,
+            // so a redouble only raises the opponent's wins, and side 0 cannot use the cube
+            // it would get. The opponent then redoubles at once (waiting can only let side 0
+            // choose between taking and passing later, when that choice is worth more to it:
+            // the value after the redouble is linear in the chances, the choice convex), and
+            // the cube is worth to him more than the blend gives (at 2-away 4-away after a
+            // double to 2: side 0's winning chance, not the blend's ~0.02 above it). A dead
+            // cube (`x` = 0) stays dead.
+            let take = self.cubeful(p, 2 * cube, CubeOwner::Me, x);
+            let pass = self.after(0, 1, cube);
+            return blend.min(take.max(pass));
+        }
+        blend
     }
 }
 
@@ -857,6 +875,38 @@ mod tests {
         let plain_tp = take_point(&s, 0.68, plain);
         assert!((plain_tp - met_dead_take_point(4, 2, false)).abs() < 1e-5);
         assert!(take_point(&s, 0.68, with_gammons(0.3, 0.0)) > plain_tp + 0.01);
+    }
+
+    /// 2-away (doubler) 4-away (receiver): after the take the doubler's wins already win the
+    /// match, so the receiver redoubles to 4 at once (it only raises his wins) and the doubler,
+    /// a favourite, takes: every game decides the match. Double/take is worth the doubler its
+    /// winning chance exactly, gammons or not, and the receiver takes down to the MWC of
+    /// 4-away 1-away in the Crawford game (Kazaross-XG2 18.56%), for any live cube; the blend
+    /// of a dead and a live cube gave the doubler about 0.02 more and the receiver a narrower
+    /// take (about 17%). A dead cube (x = 0) keeps the dead take point.
+    #[test]
+    fn free_redouble_after_a_double_at_two_away_four_away() {
+        let s = at(7, [5, 3], false);
+        let crawford = met::match_equity(4, 1, false).unwrap();
+        assert!((crawford - 0.18564).abs() < 1e-9);
+        for x in [0.5, 0.68, 1.0] {
+            for p in [0.6, 0.75, 0.8, 0.85] {
+                for probs in [
+                    plain(p),
+                    with_gammons(0.4, 0.0)(p),
+                    with_gammons(0.0, 0.3)(p),
+                ] {
+                    let d = decide(&probs, &s, x);
+                    assert!((d.double_take - p).abs() < 1e-6, "x {x} p {p}: {d:?}");
+                }
+            }
+            let tp = take_point(&s, x, plain);
+            assert!((tp - crawford).abs() < 1e-5, "x {x}: {tp}");
+            assert!((take_point(&s, x, with_gammons(0.4, 0.0)) - crawford).abs() < 1e-5);
+        }
+        let dead = take_point(&s, 0.0, plain);
+        assert!((dead - met_dead_take_point(2, 4, false)).abs() < 1e-5);
+        assert!(dead > crawford + 0.01, "dead {dead}");
     }
 
     #[test]
