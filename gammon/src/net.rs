@@ -267,9 +267,9 @@ impl Net {
         let (mut blocks, mut activated) = (0, 0);
         if WIDE && n.is_multiple_of(8) {
             // Blocks of 80 units, then what is left (a multiple of 8 below 80) in at most
-            // four more passes of 64, 32, 16 and 8: the race net's 64 units in one pass
-            // instead of a block of 40 and 24 units one input at a time (1.4 times the race
-            // positions' rate; docs/results.md, "A wider race net").
+            // four more passes of 64, 32, 16 and 8: a net of 64 units in one pass instead of
+            // a block of 40 and 24 units one input at a time (1.35 times the race positions'
+            // rate with stop 63's 64-unit race net; docs/results.md, "A wider race net").
             blocks = self.first_layer_lanes::<10>(x, h, 0);
             let rest = (n - blocks) / 8;
             if rest & 8 != 0 {
@@ -397,7 +397,7 @@ impl Net {
     /// The raw outputs for `x`.
     pub fn forward(&self, x: &Inputs) -> Probabilities {
         // A buffer no larger than the net needs: the shipped nets have 160 (contact), 240
-        // (crashed) and 64 (race) hidden units, and clearing 2 KiB of stack on every
+        // (crashed) and 160 (race) hidden units, and clearing 2 KiB of stack on every
         // evaluation cost about 2% of the 0-ply evaluation rate.
         if self.hidden <= 128 {
             self.forward_into(x, &mut [0.0f32; 128])
