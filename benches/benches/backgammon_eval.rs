@@ -42,7 +42,12 @@ fn evaluate_all(eval: &Evaluator, positions: &[Position]) -> f32 {
 fn bench_eval(c: &mut Criterion) {
     let eval = weights::builtin().expect("the shipped weights load");
     let positions = suite(40, 1);
-    let races = positions.iter().filter(|p| !is_contact(p)).count();
+    let race_positions: Vec<Position> = positions
+        .iter()
+        .copied()
+        .filter(|p| !is_contact(p))
+        .collect();
+    let races = race_positions.len();
     assert!(races > 100 && positions.len() - races > 1000, "suite mix");
     for pos in &positions {
         let p = eval.evaluate(pos);
@@ -60,12 +65,7 @@ fn bench_eval(c: &mut Criterion) {
     });
     // The suite's races alone: they are about 1% of it (484 of 51,670), so the rate above
     // barely sees the race net's width; this one is all race net (or exact race endings).
-    let race_positions: Vec<Position> = positions
-        .iter()
-        .copied()
-        .filter(|p| !is_contact(p))
-        .collect();
-    group.throughput(Throughput::Elements(race_positions.len() as u64));
+    group.throughput(Throughput::Elements(races as u64));
     group.bench_function("0-ply-races", |b| {
         b.iter(|| evaluate_all(eval, black_box(&race_positions)))
     });
