@@ -245,6 +245,20 @@ def run_gnubg(cfg, nice):
         os.rmdir(tmp)
 
 
+_NO_RACE_DB = {}
+
+
+def no_race_db(tabula):
+    """`["--no-race-db"]` when the binary `tabula` has the option (since stop 72 an installed
+    race database is used by default), else `[]`: the rows named "Tabula K-ply" stay the
+    engine without the optional database on any machine, older binaries included."""
+    if tabula not in _NO_RACE_DB:
+        r = subprocess.run([tabula, "backgammon", "hint", "--help"], capture_output=True,
+                           text=True)
+        _NO_RACE_DB[tabula] = ["--no-race-db"] if "--no-race-db" in r.stdout else []
+    return _NO_RACE_DB[tabula]
+
+
 def tabula(args, nice, *rest):
     cmd = ["nice", "-n", str(nice), args.tabula, "backgammon"] + list(rest) + ["--json"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -265,7 +279,7 @@ def tabula_choice(args, d, plies, weights, extra=()):
             "--threads", "1"]
     if weights:
         rest += ["--weights", weights]
-    rest += list(extra)
+    rest += list(extra) + ([] if "--race-db" in extra else no_race_db(args.tabula))
     j = tabula(args, args.nice, *rest)
     if not j.get("moves"):
         raise Failed("tabula gave no play on %s %s" % (d["position"], d["dice"]))

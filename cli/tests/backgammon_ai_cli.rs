@@ -973,6 +973,111 @@ fn race_database_values_races_beyond_the_home_board() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `tablebase build race-os --install` puts the race database in the cache directory, and from
+/// then on the AI uses it without `--race-db` (the same values as naming the file) unless
+/// `--no-race-db`; an installed file that does not open is not used, one line on stderr says
+/// so, and it is neither rebuilt nor replaced; a second install is refused without --replace.
+#[test]
+fn an_installed_race_database_is_used_by_default() {
+    let cache = scratch("race-install");
+    // The tests' bearoff database, not built again here.
+    std::fs::copy(
+        common::cache_dir().join("bearoff-os.tdb"),
+        cache.join("bearoff-os.tdb"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        common::command()
+            .env("TABULA_CACHE_DIR", &cache)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let install = [
+        "tablebase",
+        "build",
+        "race-os",
+        "--points",
+        "7",
+        "--install",
+    ];
+    let out = run(&install);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = cache.join("race-os.tdb");
+    let file_arg = file.display().to_string();
+    let hint = |extra: &[&str]| {
+        let base = [
+            "backgammon",
+            "hint",
+            "--position",
+            "4P8PAAAPBAAAAA",
+            "--plies",
+            "0",
+        ];
+        let out = run(&[&base[..], &["--json"], extra].concat());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{extra:?}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        (check_probabilities(&v["probabilities"]), err)
+    };
+    let (default, err) = hint(&[]);
+    assert!(err.is_empty(), "{err}");
+    assert_eq!(default, hint(&["--race-db", &file_arg]).0);
+    let (net, _) = hint(&["--no-race-db"]);
+    // The race net, as without any database installed (the tests' shared cache has none).
+    let shared = json_of(&[
+        "backgammon",
+        "hint",
+        "--position",
+        "4P8PAAAPBAAAAA",
+        "--plies",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(net, check_probabilities(&shared["probabilities"]));
+    assert!(
+        (net[0] - default[0]).abs() + (net[1] - default[1]).abs() > 1e-4,
+        "{net:?} {default:?}"
+    );
+    // Installing again is refused without --replace: the file is the user's.
+    let again = run(&install);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--replace"));
+    assert_bad_input(
+        &["backgammon", "hint", "--race-db", &file_arg, "--no-race-db"],
+        "cannot be used with",
+    );
+    assert_bad_input(
+        &[
+            "tablebase",
+            "build",
+            "race-os",
+            "--install",
+            "--out",
+            &file_arg,
+        ],
+        "cannot be used with",
+    );
+    // Another database under the race database's name: not used, one line, left as it is.
+    std::fs::copy(cache.join("bearoff-os.tdb"), &file).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let (damaged, err) = hint(&[]);
+    assert_eq!(damaged, net);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("race database") && err.contains("not used"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    // --no-race-db does not look at it.
+    assert!(hint(&["--no-race-db"]).1.is_empty());
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
 /// In a back game of the player who would take, `hint` before the roll at 2 plies takes the
 /// chances and the cube from a rollout (`--cube-rollouts` trials, the same as `rollout`'s with
 /// seed 1) and says so; `--cube-rollouts 0`, or 1 ply, leaves them to the search.

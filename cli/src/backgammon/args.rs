@@ -154,9 +154,14 @@ pub(crate) struct EvaluatorArgs {
     no_bearoff: bool,
     /// A one-sided race database (`tabula tablebase build race-os`): exact one-sided races
     /// also where a side still has checkers on its 7- to 10-point (or the points the file
-    /// covers), instead of the race net. Not used by default.
+    /// covers), instead of the race net (default: race-os.tdb in the cache directory of
+    /// --bearoff when `tablebase build race-os --install` put one there, else none).
     #[arg(long = "race-db", conflicts_with = "no_bearoff")]
     race_db: Option<PathBuf>,
+    /// No race database, not even an installed one: the race net values every race that the
+    /// bearoff databases do not.
+    #[arg(long = "no-race-db", conflicts_with = "race_db")]
+    no_race_db: bool,
     /// Value every play at a search's last ply with the full nets. By default (the shipped
     /// nets) a small pruning net ranks the plays of each roll first and only its best 6 are
     /// valued in full: 2-ply plays about 3 times as fast, judged as good (docs/results.md,
@@ -168,7 +173,8 @@ pub(crate) struct EvaluatorArgs {
 
 impl EvaluatorArgs {
     /// The net, with exact bear-offs from `--bearoff FILE` (a bad file is an error), else from
-    /// the cached database, unless `--no-bearoff`.
+    /// the cached database, unless `--no-bearoff`; exact races from `--race-db FILE` (a bad
+    /// file is an error), else from an installed race database, unless `--no-race-db`.
     pub(crate) fn load(&self) -> Result<Cow<'static, Evaluator>, CliError> {
         let mut eval = load_net(self.weights.as_deref())?;
         if self.no_prune {
@@ -185,7 +191,11 @@ impl EvaluatorArgs {
             Some(p) => load_bearoff(p)?,
             None => crate::backgammon::bearoff::cached(),
         };
-        let race = self.race_db.as_deref().map(load_race_db).transpose()?;
+        let race = match (&self.race_db, self.no_race_db) {
+            (Some(path), _) => Some(load_race_db(path)?),
+            (None, true) => None,
+            (None, false) => crate::backgammon::bearoff::cached_race(),
+        };
         Ok(Cow::Owned(
             eval.into_owned()
                 .with_bearoff_tables(Arc::new(table), race.map(Arc::new)),

@@ -7,18 +7,27 @@
 //! rather than an error. A file there that is something else (not a Tabula file, a file of
 //! another kind, another database such as a race database a user built there) is the user's:
 //! it is left as it is, and the database is built in memory for the run.
+//!
+//! The one-sided race database (`race-os.tdb`, 216 MB and about 3 minutes to build) is never
+//! built on first use: `tabula tablebase build race-os --install` puts it there, and from then
+//! on the AI uses it by default ([`cached_race`]), as gnubg uses its larger one-sided database
+//! when the file is present. A race database there that does not open is not used, with a
+//! line on stderr saying why: it is the user's file, and never rebuilt or replaced unasked.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use tabula_store::ErrorKind;
-use tabula_tablebase::bearoff::OneSided;
+use tabula_tablebase::bearoff::{OneSided, RaceTable};
 use tabula_tablebase::StoreError;
 
 /// The cache file's name, the default name of `tabula tablebase build bearoff-os`.
 const FILE_NAME: &str = "bearoff-os.tdb";
 
+/// The race database's name in the cache directory (`tablebase build race-os --install`).
+pub(crate) const RACE_FILE_NAME: &str = "race-os.tdb";
+
 /// The cache directory from the environment; `None` when no variable gives one.
-fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(dir) = var("TABULA_CACHE_DIR") {
         return Some(PathBuf::from(dir));
@@ -70,6 +79,26 @@ pub(crate) fn cached() -> OneSided {
         Err(e) => eprintln!("warning: bearoff database not cached ({e}); using it from memory"),
     }
     table
+}
+
+/// The installed race database (`race-os.tdb` in the cache directory), opened (every block's
+/// checksum verified): `None` when there is none. One that does not open (damaged, another
+/// kind of file, another format) is not used, and a line on stderr says so: it is the user's
+/// file, so it is neither trusted nor replaced.
+pub(crate) fn cached_race() -> Option<RaceTable> {
+    let path = cache_dir()?.join(RACE_FILE_NAME);
+    match RaceTable::open(&path) {
+        Ok(table) => Some(table),
+        Err(e) if e.is_not_found() => None,
+        // The store error names the file already.
+        Err(e) => {
+            eprintln!(
+                "race database {e}: not used (`tabula tablebase build race-os --install \
+                 --replace` builds it again; --no-race-db silences this)"
+            );
+            None
+        }
+    }
 }
 
 /// True when the cache file's error says it is a bearoff-os file of Tabula's that is damaged or

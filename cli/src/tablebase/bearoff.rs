@@ -78,6 +78,11 @@ pub struct RaceBuildArgs {
     /// one after the level of pip count under way).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1440))]
     checkpoint_minutes: u32,
+    /// Write it where the backgammon AI looks for it, race-os.tdb in the cache directory
+    /// ($TABULA_CACHE_DIR, $XDG_CACHE_HOME/tabula or ~/.cache/tabula): from then on `hint`,
+    /// `play`, `rollout`, `label`, `external` and the servers use it unless --no-race-db.
+    #[arg(long, conflicts_with = "out")]
+    install: bool,
     #[command(flatten)]
     common: BuildArgs,
 }
@@ -110,6 +115,7 @@ pub(super) fn build(db: Db, args: BuildArgs) -> CliResult {
             points: RACE_POINTS as u64,
             resume: false,
             checkpoint_minutes: 5,
+            install: false,
             common: args,
         });
     }
@@ -119,6 +125,18 @@ pub(super) fn build(db: Db, args: BuildArgs) -> CliResult {
         Existing::Refuse
     };
     build_db(db, args.out, existing, args.json)
+}
+
+/// Where `build race-os --install` writes: the backgammon AI's cache directory (made if
+/// missing), under the name it looks for.
+fn installed_race_file() -> Result<PathBuf, CliError> {
+    let dir = crate::backgammon::bearoff::cache_dir().ok_or_else(|| {
+        CliError::bad_input("--install: no cache directory (set TABULA_CACHE_DIR or HOME)")
+    })?;
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        CliError::io(format!("--install: cannot make {}: {e}", dir.display())).with_source(e)
+    })?;
+    Ok(dir.join(crate::backgammon::bearoff::RACE_FILE_NAME))
 }
 
 /// Builds a race database: level by level of pip count, with a checkpoint beside the output
@@ -131,7 +149,11 @@ pub(super) fn build_race(args: RaceBuildArgs) -> CliResult {
         Existing::Refuse
     };
     let points = args.points as usize;
-    let out = args.common.out.unwrap_or_else(|| Db::RaceOs.default_file());
+    let out = if args.install {
+        installed_race_file()?
+    } else {
+        args.common.out.unwrap_or_else(|| Db::RaceOs.default_file())
+    };
     let lock = lock_output(&out, existing)?;
     let mut name = out.clone().into_os_string();
     name.push(".checkpoint");
