@@ -245,20 +245,6 @@ def run_gnubg(cfg, nice):
         os.rmdir(tmp)
 
 
-_NO_RACE_DB = {}
-
-
-def no_race_db(tabula):
-    """`["--no-race-db"]` when the binary `tabula` has the option (since stop 72 an installed
-    race database is used by default), else `[]`: the rows named "Tabula K-ply" stay the
-    engine without the optional database on any machine, older binaries included."""
-    if tabula not in _NO_RACE_DB:
-        r = subprocess.run([tabula, "backgammon", "hint", "--help"], capture_output=True,
-                           text=True)
-        _NO_RACE_DB[tabula] = ["--no-race-db"] if "--no-race-db" in r.stdout else []
-    return _NO_RACE_DB[tabula]
-
-
 def tabula(args, nice, *rest):
     cmd = ["nice", "-n", str(nice), args.tabula, "backgammon"] + list(rest) + ["--json"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -275,6 +261,8 @@ def tabula_moves(args, d):
 
 
 def tabula_choice(args, d, plies, weights, extra=()):
+    # Here, not at the top: gnubg runs this file too, without the scripts on its path.
+    from tabula_options import no_race_db
     rest = ["hint", "--position", d["position"], "--dice", d["dice"], "--plies", str(plies),
             "--threads", "1"]
     if weights:

@@ -271,21 +271,9 @@ def match_id_args(state, mid):
     return [] if state == "money centred" else ["--match-id", mid]
 
 
-_NO_RACE_DB = {}
-
-
-def no_race_db(tabula):
-    """`["--no-race-db"]` when the binary `tabula` has the option (since stop 72 an installed
-    race database is used by default), else `[]`: the rows named "Tabula K-ply" stay the
-    engine without the optional database on any machine, older binaries included."""
-    if tabula not in _NO_RACE_DB:
-        r = subprocess.run([tabula, "backgammon", "hint", "--help"], capture_output=True,
-                           text=True)
-        _NO_RACE_DB[tabula] = ["--no-race-db"] if "--no-race-db" in r.stdout else []
-    return _NO_RACE_DB[tabula]
-
-
 def tabula_cube(tabula, nice, posid, mid, state, plies):
+    # Here, not at the top: gnubg runs this file too, without the scripts on its path.
+    from tabula_options import no_race_db
     cmd = ["nice", "-n", str(nice), tabula, "backgammon", "hint", "--position", posid,
            "--plies", str(plies), "--threads", "1", "--json"] + match_id_args(state, mid) \
         + no_race_db(tabula)

@@ -282,23 +282,11 @@ def gnubg_luck(sgf, nice):
         "actual": [], "adjusted": [], "problems": ["gnubg's luck analysis did not run"]})
 
 
-_NO_RACE_DB = {}
-
-
-def no_race_db(tabula):
-    """`["--no-race-db"]` when the binary `tabula` has the option (since stop 72 an installed
-    race database is used by default), else `[]`: the rows named "Tabula K-ply" stay the
-    engine without the optional database on any machine, older binaries included."""
-    if tabula not in _NO_RACE_DB:
-        r = subprocess.run([tabula, "backgammon", "hint", "--help"], capture_output=True,
-                           text=True)
-        _NO_RACE_DB[tabula] = ["--no-race-db"] if "--no-race-db" in r.stdout else []
-    return _NO_RACE_DB[tabula]
-
-
 def start_engine(args, log, extra=(), stderr=subprocess.DEVNULL):
     """Starts `tabula backgammon external` on a free local port, logging its decisions to
     `log`; returns the process and the address it listens on (RuntimeError if it fails)."""
+    # Here, not at the top: gnubg runs this file too, without the scripts on its path.
+    from tabula_options import no_race_db
     server = subprocess.Popen(
         ["nice", "-n", str(args.nice), args.tabula, "backgammon", "external",
          "--listen", "127.0.0.1:0", "--once", "--plies", str(args.plies), "--log", log]

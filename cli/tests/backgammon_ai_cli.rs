@@ -1009,16 +1009,17 @@ fn an_installed_race_database_is_used_by_default() {
     );
     let file = cache.join("race-os.tdb");
     let file_arg = file.display().to_string();
+    let base = [
+        "backgammon",
+        "hint",
+        "--position",
+        "4P8PAAAPBAAAAA",
+        "--plies",
+        "0",
+        "--json",
+    ];
     let hint = |extra: &[&str]| {
-        let base = [
-            "backgammon",
-            "hint",
-            "--position",
-            "4P8PAAAPBAAAAA",
-            "--plies",
-            "0",
-        ];
-        let out = run(&[&base[..], &["--json"], extra].concat());
+        let out = run(&[&base[..], extra].concat());
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(out.status.success(), "{extra:?}: {err}");
         let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -1029,15 +1030,7 @@ fn an_installed_race_database_is_used_by_default() {
     assert_eq!(default, hint(&["--race-db", &file_arg]).0);
     let (net, _) = hint(&["--no-race-db"]);
     // The race net, as without any database installed (the tests' shared cache has none).
-    let shared = json_of(&[
-        "backgammon",
-        "hint",
-        "--position",
-        "4P8PAAAPBAAAAA",
-        "--plies",
-        "0",
-        "--json",
-    ]);
+    let shared = json_of(&base);
     assert_eq!(net, check_probabilities(&shared["probabilities"]));
     assert!(
         (net[0] - default[0]).abs() + (net[1] - default[1]).abs() > 1e-4,
