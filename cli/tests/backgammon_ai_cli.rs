@@ -993,6 +993,14 @@ fn an_installed_race_database_is_used_by_default() {
             .output()
             .unwrap()
     };
+    // A label run begun before the install: its file's fingerprint has no race database.
+    let labels = cache.join("labels.txt").display().to_string();
+    let label = |games: &str, extra: &[&str]| {
+        let base = ["backgammon", "label", "--out", &labels, "--games", games];
+        let common = ["--games-per-chunk", "1", "--plies", "1", "--races-only"];
+        run(&[&base[..], &common, extra].concat())
+    };
+    assert!(label("1", &[]).status.success());
     let install = [
         "tablebase",
         "build",
@@ -1035,6 +1043,17 @@ fn an_installed_race_database_is_used_by_default() {
     assert!(
         (net[0] - default[0]).abs() + (net[1] - default[1]).abs() > 1e-4,
         "{net:?} {default:?}"
+    );
+    // Resuming that run now is refused, naming the way back; --no-race-db resumes it.
+    let refused = label("2", &["--resume"]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(err.contains("--no-race-db"), "{err}");
+    let resumed = label("2", &["--resume", "--no-race-db"]);
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
     );
     // Installing again is refused without --replace: the file is the user's.
     let again = run(&install);

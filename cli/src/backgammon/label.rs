@@ -197,7 +197,9 @@ pub fn label(args: &LabelArgs) -> CliResult {
         let ours = header.lines().nth(1).unwrap_or("").trim_start_matches("# ");
         if file.parameters != ours {
             return Err(CliError::bad_input(format!(
-                "{} was made with `{}`, not `{ours}`: resume with the same options and weights",
+                "{} was made with `{}`, not `{ours}`: resume with the same options, weights \
+                 and databases (--race-db, --no-race-db; a race database installed since is \
+                 used unless --no-race-db)",
                 args.out.display(),
                 file.parameters
             )));
