@@ -267,7 +267,7 @@ def tabula_choice(args, d, plies, weights, extra=()):
             "--threads", "1"]
     if weights:
         rest += ["--weights", weights]
-    rest += list(extra) + ([] if "--race-db" in extra else no_race_db(args.tabula))
+    rest += list(extra) + no_race_db(args.tabula, extra)
     j = tabula(args, args.nice, *rest)
     if not j.get("moves"):
         raise Failed("tabula gave no play on %s %s" % (d["position"], d["dice"]))

@@ -290,7 +290,7 @@ def start_engine(args, log, extra=(), stderr=subprocess.DEVNULL):
     server = subprocess.Popen(
         ["nice", "-n", str(args.nice), args.tabula, "backgammon", "external",
          "--listen", "127.0.0.1:0", "--once", "--plies", str(args.plies), "--log", log]
-        + list(extra) + ([] if "--race-db" in extra else no_race_db(args.tabula)),
+        + list(extra) + no_race_db(args.tabula, extra),
         stdout=subprocess.PIPE, stderr=stderr, text=True)
     first = server.stdout.readline()
     m = re.search(r"listening on (\S+)", first)

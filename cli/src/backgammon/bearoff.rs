@@ -24,10 +24,10 @@ use tabula_tablebase::StoreError;
 const FILE_NAME: &str = "bearoff-os.tdb";
 
 /// The race database's name in the cache directory (`tablebase build race-os --install`).
-pub(crate) const RACE_FILE_NAME: &str = "race-os.tdb";
+const RACE_FILE_NAME: &str = "race-os.tdb";
 
 /// The cache directory from the environment; `None` when no variable gives one.
-pub(crate) fn cache_dir() -> Option<PathBuf> {
+fn cache_dir() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(dir) = var("TABULA_CACHE_DIR") {
         return Some(PathBuf::from(dir));
@@ -81,12 +81,18 @@ pub(crate) fn cached() -> OneSided {
     table
 }
 
+/// Where an installed race database is: what `tablebase build race-os --install` writes and
+/// [`cached_race`] opens. `None` without a cache directory.
+pub(crate) fn installed_race_path() -> Option<PathBuf> {
+    cache_dir().map(|dir| dir.join(RACE_FILE_NAME))
+}
+
 /// The installed race database (`race-os.tdb` in the cache directory), opened (every block's
 /// checksum verified): `None` when there is none. One that does not open (damaged, another
 /// kind of file, another format) is not used, and a line on stderr says so: it is the user's
 /// file, so it is neither trusted nor replaced.
 pub(crate) fn cached_race() -> Option<RaceTable> {
-    let path = cache_dir()?.join(RACE_FILE_NAME);
+    let path = installed_race_path()?;
     match RaceTable::open(&path) {
         Ok(table) => Some(table),
         Err(e) if e.is_not_found() => None,

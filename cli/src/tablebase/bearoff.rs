@@ -130,13 +130,14 @@ pub(super) fn build(db: Db, args: BuildArgs) -> CliResult {
 /// Where `build race-os --install` writes: the backgammon AI's cache directory (made if
 /// missing), under the name it looks for.
 fn installed_race_file() -> Result<PathBuf, CliError> {
-    let dir = crate::backgammon::bearoff::cache_dir().ok_or_else(|| {
+    let path = crate::backgammon::bearoff::installed_race_path().ok_or_else(|| {
         CliError::bad_input("--install: no cache directory (set TABULA_CACHE_DIR or HOME)")
     })?;
-    std::fs::create_dir_all(&dir).map_err(|e| {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| {
         CliError::io(format!("--install: cannot make {}: {e}", dir.display())).with_source(e)
     })?;
-    Ok(dir.join(crate::backgammon::bearoff::RACE_FILE_NAME))
+    Ok(path)
 }
 
 /// Builds a race database: level by level of pip count, with a checkpoint beside the output
