@@ -975,7 +975,8 @@ fn race_database_values_races_beyond_the_home_board() {
 
 /// `tablebase build race-os --install` puts the race database in the cache directory, and from
 /// then on the AI uses it without `--race-db` (the same values as naming the file) unless
-/// `--no-race-db`; an installed file that does not open is not used, one line on stderr says
+/// `--no-race-db`; it is opened by the first race an evaluation meets, so a contact position
+/// never reads it; an installed file that does not open is not used, one line on stderr says
 /// so, and it is neither rebuilt nor replaced; a second install is refused without --replace.
 #[test]
 fn an_installed_race_database_is_used_by_default() {
@@ -1077,6 +1078,20 @@ fn an_installed_race_database_is_used_by_default() {
     // Another database under the race database's name: not used, one line, left as it is.
     std::fs::copy(cache.join("bearoff-os.tdb"), &file).unwrap();
     let before = std::fs::read(&file).unwrap();
+    // It is opened by the first race an evaluation meets: a contact position never reads it.
+    let contact = run(&[
+        "backgammon",
+        "hint",
+        "--position",
+        "4HPwATDgc/ABMA",
+        "--dice",
+        "62",
+        "--plies",
+        "1",
+        "--json",
+    ]);
+    assert!(contact.status.success());
+    assert!(contact.stderr.is_empty(), "{contact:?}");
     let (damaged, err) = hint(&[]);
     assert_eq!(damaged, net);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");

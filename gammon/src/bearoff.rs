@@ -15,9 +15,11 @@
 
 use crate::inputs::is_contact;
 use crate::Probabilities;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use tabula_engine::backgammon::{Position, Side};
-use tabula_tablebase::bearoff::{home_board, FewCheckers, OneSided, RaceTable, FEW_CHECKERS};
+use tabula_tablebase::bearoff::{
+    home_board, FewCheckers, OneSided, RaceTable, FEW_CHECKERS, RACE_POINTS_MAX,
+};
 
 /// The shared one-sided databases: the bear-off one, and the race one when attached. Two are
 /// equal when they are the same tables (the databases are pure functions of the rules, so the
@@ -25,7 +27,68 @@ use tabula_tablebase::bearoff::{home_board, FewCheckers, OneSided, RaceTable, FE
 #[derive(Clone, Debug)]
 pub struct BearoffTable {
     pub os: Arc<OneSided>,
-    pub race: Option<Arc<RaceTable>>,
+    pub race: Option<Arc<RaceDb>>,
+}
+
+/// How an opener of a deferred race database is kept until its first use.
+type Opener = Box<dyn FnOnce() -> Option<RaceTable> + Send>;
+
+/// A race database attached to an evaluator: opened already ([`RaceDb::ready`]), or opened
+/// the first time a race could use it ([`RaceDb::deferred`]), as Syzygy tables are opened on
+/// their first probe. Opening one verifies every block's checksum (about 0.06 s and 30 MB for
+/// 10 points), which a one-shot evaluation of a contact position never needs.
+pub struct RaceDb {
+    table: OnceLock<Option<RaceTable>>,
+    open: Mutex<Option<Opener>>,
+}
+
+impl RaceDb {
+    /// A database opened already.
+    pub fn ready(table: RaceTable) -> RaceDb {
+        RaceDb {
+            table: OnceLock::from(Some(table)),
+            open: Mutex::new(None),
+        }
+    }
+
+    /// A database that `open` opens the first time it is asked for, once, whichever thread
+    /// asks first (the others wait for it). `None` from `open` (a file that does not open:
+    /// `open` reports it as its caller sees fit) means no database: the race net values
+    /// those races, as without one.
+    pub fn deferred(open: impl FnOnce() -> Option<RaceTable> + Send + 'static) -> RaceDb {
+        RaceDb {
+            table: OnceLock::new(),
+            open: Mutex::new(Some(Box::new(open))),
+        }
+    }
+
+    /// The database, opened now if it was deferred; `None` when it did not open.
+    pub fn get(&self) -> Option<&RaceTable> {
+        self.table
+            .get_or_init(|| {
+                let open = self
+                    .open
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                open.and_then(|open| open())
+            })
+            .as_ref()
+    }
+
+    /// True once the database was asked for (or was given opened), whether or not it opened.
+    pub fn is_resolved(&self) -> bool {
+        self.table.get().is_some()
+    }
+}
+
+impl std::fmt::Debug for RaceDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.table.get() {
+            Some(table) => f.debug_tuple("RaceDb").field(table).finish(),
+            None => f.write_str("RaceDb(deferred)"),
+        }
+    }
 }
 
 impl PartialEq for BearoffTable {
@@ -76,11 +139,16 @@ impl BearoffTable {
         }
         if let Some(race) = &self.race {
             let counts = pos.counts(side);
-            // The cheap test first: most positions have a checker beyond the table's points.
-            if counts[race.points()..].iter().all(|&c| c == 0) && !is_contact(pos) {
-                let [off, first] = race.distributions(&counts).ok()?;
-                let first = gammonable.then_some(first);
-                return Some(OneSide { off, first });
+            // The cheap tests first: most positions have a checker beyond any table's points,
+            // or contact; only a race that some table could cover opens a deferred one.
+            if counts[RACE_POINTS_MAX..].iter().all(|&c| c == 0) && !is_contact(pos) {
+                if let Some(race) = race.get() {
+                    if counts[race.points()..].iter().all(|&c| c == 0) {
+                        let [off, first] = race.distributions(&counts).ok()?;
+                        let first = gammonable.then_some(first);
+                        return Some(OneSide { off, first });
+                    }
+                }
             }
         }
         // Counted before the table is asked (it is built on first use, and most races never
@@ -303,7 +371,7 @@ mod tests {
         static TABLE: OnceLock<BearoffTable> = OnceLock::new();
         TABLE.get_or_init(|| BearoffTable {
             os: table().os.clone(),
-            race: Some(Arc::new(RaceTable::build(7))),
+            race: Some(Arc::new(RaceDb::ready(RaceTable::build(7)))),
         })
     }
 
@@ -354,6 +422,56 @@ mod tests {
         let pos = Position::from_counts(side(&[(7, 1)]), side(&[(20, 1), (6, 5)])).unwrap();
         assert!(crate::inputs::is_contact(&pos));
         assert!(with_race().probabilities(&pos).is_none());
+    }
+
+    /// A deferred race database is opened once, by the first race that could use it, and not
+    /// by a contact position, a bear-off or a race with a checker beyond any database's
+    /// points; opened, it values as the database given opened; one that does not open leaves
+    /// the races to the net, as no database.
+    #[test]
+    fn a_deferred_race_database_opens_on_the_first_race() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let opened = Arc::new(AtomicUsize::new(0));
+        let deferred = |works: bool| {
+            let opened = opened.clone();
+            BearoffTable {
+                os: table().os.clone(),
+                race: Some(Arc::new(RaceDb::deferred(move || {
+                    opened.fetch_add(1, Ordering::SeqCst);
+                    works.then(|| RaceTable::build(7))
+                }))),
+            }
+        };
+        let lazy = deferred(true);
+        let resolved = |t: &BearoffTable| t.race.as_ref().unwrap().is_resolved();
+        let contact = Position::from_counts(side(&[(7, 1)]), side(&[(20, 1), (6, 5)])).unwrap();
+        let home = Position::from_counts(side(&[(6, 2), (2, 3)]), side(&[(1, 1)])).unwrap();
+        let far = Position::from_counts(side(&[(13, 1), (6, 14)]), side(&[(3, 1)])).unwrap();
+        for pos in [contact, home, far] {
+            assert_eq!(lazy.probabilities(&pos), table().probabilities(&pos));
+        }
+        assert_eq!(opened.load(Ordering::SeqCst), 0);
+        assert!(!resolved(&lazy));
+        // Fifteen on the roller's side, one of them on its 7-point: only a database values it.
+        let race = Position::from_counts(side(&[(7, 1), (6, 14)]), side(&[(3, 1)])).unwrap();
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let lazy = lazy.clone();
+                std::thread::spawn(move || lazy.probabilities(&race))
+            })
+            .collect();
+        for t in threads {
+            assert_eq!(t.join().unwrap(), with_race().probabilities(&race));
+        }
+        assert!(with_race().probabilities(&race).is_some());
+        assert_eq!(opened.load(Ordering::SeqCst), 1);
+        assert!(resolved(&lazy));
+        // One that does not open: asked once, then the races go to the net.
+        let broken = deferred(false);
+        for _ in 0..3 {
+            assert_eq!(broken.probabilities(&race), None);
+        }
+        assert_eq!(opened.load(Ordering::SeqCst), 2);
     }
 
     /// The position that cost a 128-point game: 13 off and two checkers far from home

@@ -495,7 +495,8 @@ pub fn fingerprint(eval: &Evaluator) -> u64 {
     h.bytes(&[if eval.bearoff.is_some() { 2 } else { 0 }]);
     // A race database values more races exactly: hashed only when attached, so that every
     // fingerprint made without one stays what it was.
-    if let Some(race) = eval.bearoff.as_ref().and_then(|b| b.race.as_ref()) {
+    // A deferred database is opened here: whether it opens decides the labels.
+    if let Some(race) = eval.bearoff.as_ref().and_then(|b| b.race.as_ref()?.get()) {
         h.bytes(&[3, race.points() as u8]);
     }
     // The pruning net picks the plays a search's last ply values in full, so labels made with

@@ -627,11 +627,11 @@ impl Evaluator {
 
     /// The same nets with exact bear-offs, and, when `race` is given, exact one-sided races
     /// where each side's checkers are on the points of the race database
-    /// ([`crate::bearoff`]).
+    /// ([`crate::bearoff`]; a deferred one is opened by the first race that could use it).
     pub fn with_bearoff_tables(
         mut self,
         os: std::sync::Arc<tabula_tablebase::bearoff::OneSided>,
-        race: Option<std::sync::Arc<tabula_tablebase::bearoff::RaceTable>>,
+        race: Option<std::sync::Arc<crate::bearoff::RaceDb>>,
     ) -> Evaluator {
         let cube = self.cube.take();
         let cube_gammons = self.cube_gammons;

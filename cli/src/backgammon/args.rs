@@ -10,6 +10,7 @@ use std::sync::Arc;
 use clap::Args as ClapArgs;
 use tabula_engine::backgammon::{Dice, MatchId, Position, Xgid};
 use tabula_gammon::advisor::{CubeRollouts, CUBE_ROLLOUT_TRIALS, MAX_CUBE_ROLLOUT_TRIALS};
+use tabula_gammon::bearoff::RaceDb;
 use tabula_gammon::search::MAX_PLIES;
 use tabula_gammon::{weights, Evaluator, NetFile};
 
@@ -192,7 +193,7 @@ impl EvaluatorArgs {
             None => crate::backgammon::bearoff::cached(),
         };
         let race = match (&self.race_db, self.no_race_db) {
-            (Some(path), _) => Some(load_race_db(path)?),
+            (Some(path), _) => Some(RaceDb::ready(load_race_db(path)?)),
             (None, true) => None,
             (None, false) => crate::backgammon::bearoff::cached_race(),
         };
@@ -203,9 +204,15 @@ impl EvaluatorArgs {
     }
 
     /// [`EvaluatorArgs::load`], for the life of the process: the servers' sessions and
-    /// requests share it (the nets and tables are read once, when the server starts).
+    /// requests share it (the nets and tables are read once, when the server starts: an
+    /// installed race database too, which a one-shot command opens only when a race needs it,
+    /// so that a server says at once when it does not open and no request waits for it).
     pub(crate) fn load_for_process(&self) -> Result<&'static Evaluator, CliError> {
-        Ok(match self.load()? {
+        let eval = self.load()?;
+        if let Some(race) = eval.bearoff.as_ref().and_then(|b| b.race.as_ref()) {
+            race.get();
+        }
+        Ok(match eval {
             Cow::Borrowed(eval) => eval,
             Cow::Owned(eval) => Box::leak(Box::new(eval)),
         })
