@@ -62,23 +62,22 @@ fn hint_json_ranks_every_play() {
     );
 }
 
+/// A 1-ply hint of a contact position (one that no race database values, at any ply).
+const CONTACT_HINT: [&str; 9] = [
+    "backgammon",
+    "hint",
+    "--position",
+    "4HPwATDgc/ABMA",
+    "--dice",
+    "62",
+    "--plies",
+    "1",
+    "--json",
+];
+
 #[test]
 fn hint_is_the_same_with_any_thread_count() {
-    let args = |threads: &'static str| {
-        vec![
-            "backgammon",
-            "hint",
-            "--position",
-            "4HPwATDgc/ABMA",
-            "--dice",
-            "62",
-            "--plies",
-            "1",
-            "--json",
-            "--threads",
-            threads,
-        ]
-    };
+    let args = |threads: &'static str| [&CONTACT_HINT[..], &["--threads", threads]].concat();
     let one = tabula(&args("1"));
     let three = tabula(&args("3"));
     assert!(one.status.success());
@@ -1079,17 +1078,7 @@ fn an_installed_race_database_is_used_by_default() {
     std::fs::copy(cache.join("bearoff-os.tdb"), &file).unwrap();
     let before = std::fs::read(&file).unwrap();
     // It is opened by the first race an evaluation meets: a contact position never reads it.
-    let contact = run(&[
-        "backgammon",
-        "hint",
-        "--position",
-        "4HPwATDgc/ABMA",
-        "--dice",
-        "62",
-        "--plies",
-        "1",
-        "--json",
-    ]);
+    let contact = run(&CONTACT_HINT);
     assert!(contact.status.success());
     assert!(contact.stderr.is_empty(), "{contact:?}");
     let (damaged, err) = hint(&[]);
