@@ -215,6 +215,32 @@ impl Net {
         self.hidden
     }
 
+    /// The weight-by-weight mean of `nets` (a "model soup"), or `None` when there are none or
+    /// their hidden layers differ. Meaningful for nets fitted from one another, whose hidden
+    /// units still correspond; unrelated nets average to noise.
+    pub fn mean(nets: &[&Net]) -> Option<Net> {
+        let first = nets.first()?;
+        if nets.iter().any(|n| n.hidden != first.hidden) {
+            return None;
+        }
+        let avg = |part: fn(&Net) -> &[f32]| -> Vec<f32> {
+            (0..part(first).len())
+                .map(|i| {
+                    let sum: f64 = nets.iter().map(|n| f64::from(part(n)[i])).sum();
+                    (sum / nets.len() as f64) as f32
+                })
+                .collect()
+        };
+        let b2 = avg(|n| &n.b2);
+        Some(Net {
+            hidden: first.hidden,
+            w1: avg(|n| &n.w1).into(),
+            b1: avg(|n| &n.b1),
+            w2: avg(|n| &n.w2),
+            b2: b2.try_into().ok()?,
+        })
+    }
+
     /// The number of weights and biases.
     pub fn parameters(&self) -> usize {
         self.w1.len() + self.b1.len() + self.w2.len() + OUTPUTS
@@ -704,6 +730,33 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The mean of nets is taken weight by weight; a net is its own mean; nets of other
+    /// hidden sizes, or none, have none.
+    #[test]
+    fn the_mean_of_nets_is_weight_by_weight() {
+        let mut rng = Rng::new(9);
+        let (a, b) = (Net::random(6, &mut rng), Net::random(6, &mut rng));
+        assert_eq!(Net::mean(&[&a]), Some(a.clone()));
+        assert_eq!(Net::mean(&[&a, &a, &a]), Some(a.clone()));
+        let m = Net::mean(&[&a, &b]).unwrap();
+        assert_eq!(m.hidden(), 6);
+        for (part_m, part_a, part_b) in [
+            (&m.w1[..], &a.w1[..], &b.w1[..]),
+            (&m.b1, &a.b1, &b.b1),
+            (&m.w2, &a.w2, &b.w2),
+            (&m.b2[..], &a.b2[..], &b.b2[..]),
+        ] {
+            assert_eq!(part_m.len(), part_a.len());
+            for i in 0..part_m.len() {
+                let want = (f64::from(part_a[i]) + f64::from(part_b[i])) / 2.0;
+                assert!((f64::from(part_m[i]) - want).abs() < 1e-7, "{i}");
+            }
+        }
+        assert_ne!(m, a);
+        assert_eq!(Net::mean(&[&a, &Net::random(7, &mut rng)]), None);
+        assert_eq!(Net::mean(&[]), None);
+    }
 
     /// The cube nets evaluate with the play nets' exact endings, whichever of the two is
     /// attached first, and a cube evaluator has no cube evaluator of its own.
