@@ -16,19 +16,16 @@ const USAGE: &str = "usage: soup race|contact|crashed OUT.tnet A.tnet B.tnet [C.
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let class = args.first().and_then(|n| {
-        [NetClass::Race, NetClass::Contact, NetClass::Crashed]
-            .into_iter()
-            .find(|c| c.name() == n)
-    });
-    let (Some(class), [_, out, inputs @ ..]) = (class, args.as_slice()) else {
+    let parsed = match args.as_slice() {
+        [name, out, inputs @ ..] if inputs.len() >= 2 => {
+            NetClass::from_name(name).map(|class| (class, out, inputs))
+        }
+        _ => None,
+    };
+    let Some((class, out, inputs)) = parsed else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    if inputs.len() < 2 {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
-    }
     let result = (|| -> Result<(), String> {
         let files = inputs
             .iter()

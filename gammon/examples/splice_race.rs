@@ -33,9 +33,7 @@ fn main() -> ExitCode {
         }
         _ => "race".to_string(),
     };
-    let class = [NetClass::Race, NetClass::Contact, NetClass::Crashed]
-        .into_iter()
-        .find(|c| c.name() == net);
+    let class = NetClass::from_name(&net);
     let ([base, from, out], Some(class)) = (args.as_slice(), class) else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);

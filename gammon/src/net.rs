@@ -533,6 +533,13 @@ impl NetClass {
             NetClass::Race => "race",
         }
     }
+
+    /// The class [`NetClass::name`] names; `None` for any other name.
+    pub fn from_name(name: &str) -> Option<NetClass> {
+        [NetClass::Contact, NetClass::Crashed, NetClass::Race]
+            .into_iter()
+            .find(|c| c.name() == name)
+    }
 }
 
 /// The nets: one for positions with contact, one for crashed positions (optional: without it
@@ -990,6 +997,7 @@ mod tests {
         for (pos, class) in gnubg_classes() {
             let ours = NetClass::of(&pos);
             assert_eq!(ours.name(), class, "{pos}");
+            assert_eq!(NetClass::from_name(class), Some(ours));
             // The class does not depend on who is on roll.
             assert_eq!(NetClass::of(&pos.swapped()), ours, "{pos}");
             *seen.entry(ours).or_insert(0) += 1;
@@ -997,6 +1005,7 @@ mod tests {
         for class in [NetClass::Contact, NetClass::Crashed, NetClass::Race] {
             assert!(seen.get(&class).copied().unwrap_or(0) > 500, "{seen:?}");
         }
+        assert_eq!(NetClass::from_name("bear-off"), None);
     }
 
     /// Without a crashed net the contact net evaluates crashed positions, as before there were
